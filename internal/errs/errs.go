@@ -1,0 +1,111 @@
+// Package errs holds the domain error kinds of atcp. Domain code says what
+// went wrong (a Kind, a stable Code and a message); the HTTP layer maps kinds
+// to statuses in one place, so no domain package knows about HTTP.
+package errs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind classifies an error by what the caller can do about it.
+type Kind int
+
+// The kinds, each mapped once to an HTTP status by package httpapi.
+const (
+	Internal        Kind = iota // a bug or an outage: 500
+	Malformed                   // the request cannot be understood: 400
+	Unauthenticated             // no valid credentials: 401
+	Forbidden                   // valid credentials, not allowed: 403
+	NotFound                    // unknown or not visible: 404
+	Conflict                    // the current state forbids it: 409
+	Invalid                     // understood but fails validation: 422
+	Unavailable                 // a dependency is not configured or down: 503
+)
+
+// FieldError names one offending input.
+type FieldError struct {
+	Location string `json:"location"`
+	Message  string `json:"message"`
+	Value    any    `json:"value,omitempty"`
+}
+
+// Error is a domain error.
+type Error struct {
+	Kind    Kind
+	Code    string // stable lower_snake code, or a named code of the spec
+	Message string
+	Fields  []FieldError
+	// Extensions are extra members of the problem body, such as
+	// valid_intervals or periods.
+	Extensions map[string]any
+}
+
+func (e *Error) Error() string {
+	if len(e.Fields) == 0 {
+		return e.Message
+	}
+	return fmt.Sprintf("%s (%s: %s)", e.Message, e.Fields[0].Location, e.Fields[0].Message)
+}
+
+// E builds an error of kind with a code and a formatted message.
+func E(kind Kind, code, format string, args ...any) *Error {
+	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// NotFoundf reports an unknown or invisible resource.
+func NotFoundf(format string, args ...any) *Error {
+	return E(NotFound, "not_found", format, args...)
+}
+
+// Conflictf reports a state conflict with the given code.
+func Conflictf(code, format string, args ...any) *Error {
+	return E(Conflict, code, format, args...)
+}
+
+// Forbiddenf reports a forbidden action with the given code.
+func Forbiddenf(code, format string, args ...any) *Error {
+	return E(Forbidden, code, format, args...)
+}
+
+// Validation collects field errors; the zero value is ready to use.
+type Validation struct {
+	fields []FieldError
+}
+
+// Add records a problem with the input at location.
+func (v *Validation) Add(location, message string, value any) {
+	v.fields = append(v.fields, FieldError{Location: location, Message: message, Value: value})
+}
+
+// Err returns nil when nothing was recorded, otherwise a 422 error naming
+// every offending field.
+func (v *Validation) Err() error {
+	if len(v.fields) == 0 {
+		return nil
+	}
+	return &Error{Kind: Invalid, Code: "validation_failed", Message: "validation failed", Fields: v.fields}
+}
+
+// Invalidf reports a single offending field.
+func Invalidf(location string, value any, format string, args ...any) *Error {
+	return &Error{
+		Kind: Invalid, Code: "validation_failed", Message: "validation failed",
+		Fields: []FieldError{{Location: location, Message: fmt.Sprintf(format, args...), Value: value}},
+	}
+}
+
+// KindOf returns the kind of err, Internal when it is not a domain error.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return Internal
+}
+
+// Is reports whether err is a domain error of kind.
+func Is(err error, kind Kind) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == kind
+}

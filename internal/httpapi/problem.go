@@ -1,0 +1,169 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"atcp/internal/errs"
+)
+
+// Problem is the RFC 9457 error body of every failed request, with the
+// stable code of contract section 5 and the extension members the
+// documents name.
+type Problem struct {
+	Type     string              `json:"type" doc:"A URI reference identifying the problem type."`
+	Title    string              `json:"title" doc:"Short summary of the problem type."`
+	Status   int                 `json:"status" doc:"HTTP status code."`
+	Detail   string              `json:"detail" doc:"Explanation of this occurrence."`
+	Code     string              `json:"code" doc:"Stable machine-readable cause, e.g. validation_failed, insufficient_scope, FCR_PREQUALIFIED_CAPACITY_EXCEEDED."`
+	Instance string              `json:"instance,omitempty" doc:"Identifies this occurrence: urn:atcp:request:<request id>."`
+	Errors   []*huma.ErrorDetail `json:"errors,omitempty" doc:"Each offending field (422)."`
+	// ValidIntervals lists tender intervals when a bid interval is not one.
+	ValidIntervals any `json:"valid_intervals,omitempty" doc:"Valid tender intervals, when a bid interval does not match one."`
+	// Periods lists each breached period of a capacity-ceiling conflict.
+	Periods any `json:"periods,omitempty" doc:"Each breached 15-minute period of a prequalified-capacity conflict."`
+
+	headers http.Header
+}
+
+func (p *Problem) Error() string  { return p.Detail }
+func (p *Problem) GetStatus() int { return p.Status }
+
+// ContentType makes JSON problems application/problem+json.
+func (p *Problem) ContentType(ct string) string {
+	if ct == "application/json" {
+		return "application/problem+json"
+	}
+	return ct
+}
+
+// GetHeaders returns headers to send with the problem (e.g. WWW-Authenticate).
+func (p *Problem) GetHeaders() http.Header { return p.headers }
+
+// statusOf maps each domain kind to its HTTP status; the only such mapping.
+var statusOf = map[errs.Kind]int{
+	errs.Internal:        http.StatusInternalServerError,
+	errs.Malformed:       http.StatusBadRequest,
+	errs.Unauthenticated: http.StatusUnauthorized,
+	errs.Forbidden:       http.StatusForbidden,
+	errs.NotFound:        http.StatusNotFound,
+	errs.Conflict:        http.StatusConflict,
+	errs.Invalid:         http.StatusUnprocessableEntity,
+	errs.Unavailable:     http.StatusServiceUnavailable,
+}
+
+// defaultCode is the code of a problem raised by the HTTP layer itself
+// (huma's decoding and validation) rather than by domain code.
+func defaultCode(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "malformed_request"
+	case http.StatusUnauthorized:
+		return "invalid_token"
+	case http.StatusForbidden:
+		return "insufficient_scope"
+	case http.StatusNotFound:
+		return "not_found"
+	case http.StatusMethodNotAllowed:
+		return "method_not_allowed"
+	case http.StatusConflict:
+		return "conflict"
+	case http.StatusRequestEntityTooLarge:
+		return "request_too_large"
+	case http.StatusUnsupportedMediaType:
+		return "unsupported_media_type"
+	case http.StatusUnprocessableEntity:
+		return "validation_failed"
+	case http.StatusTooManyRequests:
+		return "rate_limited"
+	case http.StatusServiceUnavailable:
+		return "unavailable"
+	case http.StatusNotAcceptable:
+		return "not_acceptable"
+	}
+	if status >= 500 {
+		return "internal_error"
+	}
+	return strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_"))
+}
+
+// NewProblem builds a problem of status with the layer's default code.
+func NewProblem(status int, detail string) *Problem {
+	return &Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail, Code: defaultCode(status)}
+}
+
+// FromDomain converts a domain error to its problem.
+func FromDomain(e *errs.Error) *Problem {
+	status := statusOf[e.Kind]
+	p := NewProblem(status, e.Message)
+	if e.Code != "" {
+		p.Code = e.Code
+	}
+	for _, f := range e.Fields {
+		p.Errors = append(p.Errors, &huma.ErrorDetail{Location: f.Location, Message: f.Message, Value: f.Value})
+	}
+	if v, ok := e.Extensions["valid_intervals"]; ok {
+		p.ValidIntervals = v
+	}
+	if v, ok := e.Extensions["periods"]; ok {
+		p.Periods = v
+	}
+	if status == http.StatusUnauthorized {
+		p.headers = http.Header{"WWW-Authenticate": {`Bearer error="invalid_token"`}}
+	}
+	return p
+}
+
+// problemFor turns any error into the problem to send, logging what is not a
+// domain error: those are bugs or outages, and their text stays out of the
+// response.
+func problemFor(ctx context.Context, status int, msg string, errList ...error) *Problem {
+	for _, err := range errList {
+		var de *errs.Error
+		if errors.As(err, &de) {
+			return FromDomain(de)
+		}
+	}
+	if status >= 500 {
+		var cause error
+		if len(errList) > 0 {
+			cause = errors.Join(errList...)
+		}
+		slog.ErrorContext(ctx, "request failed", "request_id", RequestID(ctx), "error", cause)
+		return NewProblem(status, "internal error; quote the request id when reporting it")
+	}
+	p := NewProblem(status, msg)
+	for _, err := range errList {
+		if err == nil {
+			continue
+		}
+		var d huma.ErrorDetailer
+		if errors.As(err, &d) {
+			p.Errors = append(p.Errors, d.ErrorDetail())
+		} else {
+			p.Errors = append(p.Errors, &huma.ErrorDetail{Message: err.Error()})
+		}
+	}
+	return p
+}
+
+func init() {
+	// Every error huma writes, its own and our handlers', goes through here.
+	huma.NewErrorWithContext = func(hctx huma.Context, status int, msg string, errList ...error) huma.StatusError {
+		ctx := context.Background()
+		if hctx != nil {
+			ctx = hctx.Context()
+		}
+		p := problemFor(ctx, status, msg, errList...)
+		p.Instance = "urn:atcp:request:" + RequestID(ctx)
+		return p
+	}
+	huma.NewError = func(status int, msg string, errList ...error) huma.StatusError {
+		return problemFor(context.Background(), status, msg, errList...)
+	}
+}

@@ -1,0 +1,139 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"atcp/internal/auth"
+)
+
+// Options configure a Server.
+type Options struct {
+	Version   string
+	BaseURL   string
+	Tokens    *auth.Tokens
+	Logger    *slog.Logger
+	RateLimit float64 // requests per second per caller; 0 disables
+}
+
+// Server is the HTTP face of atcp: a net/http mux with the huma API on it,
+// the outer middleware, health, readiness and metrics.
+type Server struct {
+	Mux     *http.ServeMux
+	API     huma.API
+	tokens  *auth.Tokens
+	log     *slog.Logger
+	limiter *limiter
+	metrics *metrics
+	handler http.Handler
+
+	mu     sync.Mutex
+	checks map[string]func(context.Context) error
+}
+
+// SecurityScheme is the name of the OAuth2 scheme in the OpenAPI document.
+const SecurityScheme = "oauth2"
+
+// New builds the server; areas then register their operations on it.
+func New(o Options) *Server {
+	cfg := huma.DefaultConfig("atcp: Asset Trading and Control Platform", o.Version)
+	cfg.CreateHooks = nil // no $schema members or Link headers in responses
+	cfg.DocsPath = ""     // the docs UI would load scripts from the internet
+	cfg.SchemasPath = ""
+	cfg.OpenAPIPath = "/openapi"
+	cfg.Info.Description = "Register battery storage assets, bid them into the German balancing markets, " +
+		"steer them and read their state. Every operation needs a bearer access token from " + o.BaseURL + "/oauth2/token; " +
+		"the scopes each operation requires are listed under its security requirement."
+	cfg.Servers = []*huma.Server{{URL: o.BaseURL}}
+	scopes := map[string]string{}
+	for _, sc := range auth.AllScopes {
+		scopes[string(sc)] = string(sc)
+	}
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		SecurityScheme: {
+			Type:        "oauth2",
+			Description: "Signed JWT access tokens (ES256, 3600 s). Integrations use client credentials; people sign in with the authorization code flow and PKCE.",
+			Flows: &huma.OAuthFlows{
+				ClientCredentials: &huma.OAuthFlow{TokenURL: o.BaseURL + "/oauth2/token", Scopes: scopes},
+				AuthorizationCode: &huma.OAuthFlow{
+					AuthorizationURL: o.BaseURL + "/oauth2/authorize", TokenURL: o.BaseURL + "/oauth2/token",
+					RefreshURL: o.BaseURL + "/oauth2/token", Scopes: scopes,
+				},
+			},
+		},
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	s := &Server{Mux: http.NewServeMux(), tokens: o.Tokens, log: logger, metrics: newMetrics(),
+		checks: map[string]func(context.Context) error{}}
+	if o.RateLimit > 0 {
+		s.limiter = newLimiter(o.RateLimit)
+	}
+	s.API = humago.New(s.Mux, cfg)
+	s.handler = s.outer(s.Mux)
+
+	s.Mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	s.Mux.HandleFunc("GET /readyz", s.readyz)
+	s.Mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
+	s.Mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		WriteProblem(w, r, NewProblem(http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path))
+	})
+	return s
+}
+
+// ServeHTTP serves a request through the middleware.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// AddReadiness registers a check /readyz runs (store reachable, worker alive).
+func (s *Server) AddReadiness(name string, check func(context.Context) error) {
+	s.mu.Lock()
+	s.checks[name] = check
+	s.mu.Unlock()
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	s.mu.Lock()
+	checks := make(map[string]func(context.Context) error, len(s.checks))
+	for k, v := range s.checks {
+		checks[k] = v
+	}
+	s.mu.Unlock()
+	result := map[string]string{}
+	status := http.StatusOK
+	for name, check := range checks {
+		if err := check(ctx); err != nil {
+			result[name] = err.Error()
+			status = http.StatusServiceUnavailable
+		} else {
+			result[name] = "ok"
+		}
+	}
+	state := "ready"
+	if status != http.StatusOK {
+		state = "not ready"
+	}
+	writeJSON(w, status, map[string]any{"status": state, "checks": result})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// WriteJSON sends v as a JSON response, for plain handlers.
+func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }

@@ -1,0 +1,64 @@
+// Package store selects and opens the storage backend named by the
+// database URL: PostgreSQL for production and scale-out, embedded SQLite as
+// the zero-setup default. Each domain area declares its own store
+// interface; both backends implement all of them.
+package store
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"atcp/internal/assets"
+	"atcp/internal/auth"
+	"atcp/internal/clock"
+	"atcp/internal/identity"
+	"atcp/internal/store/postgres"
+	"atcp/internal/store/sqlite"
+)
+
+// Backend is an open store.
+type Backend interface {
+	Name() string
+	Ping(ctx context.Context) error
+	Close() error
+	Migrate(ctx context.Context) error
+	auth.KeyStore
+	// ClockAnchor returns the persisted clock anchor, replacing it with
+	// desired when it was made by another configuration.
+	ClockAnchor(ctx context.Context, config string, desired clock.Anchor) (clock.Anchor, error)
+
+	Directory() identity.DirectoryStore
+	Clients() identity.ClientStore
+	Assets() assets.Store
+}
+
+var (
+	_ Backend = (*postgres.DB)(nil)
+	_ Backend = (*sqlite.DB)(nil)
+)
+
+// Open opens the backend for databaseURL: postgres:// or postgresql://
+// for PostgreSQL, sqlite:///path/file.db for a SQLite file, sqlite::memory:
+// for a throw-away in-memory database, and empty for dataDir/atcp.db.
+// It does not migrate.
+func Open(ctx context.Context, databaseURL, dataDir string) (Backend, error) {
+	switch {
+	case databaseURL == "":
+		return sqlite.Open(ctx, filepath.Join(dataDir, "atcp.db"))
+	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
+		return postgres.Open(ctx, databaseURL)
+	case databaseURL == "sqlite::memory:" || databaseURL == "sqlite://:memory:":
+		return sqlite.Open(ctx, ":memory:")
+	case strings.HasPrefix(databaseURL, "sqlite://"):
+		path := strings.TrimPrefix(databaseURL, "sqlite://")
+		if path == "" {
+			return nil, fmt.Errorf("database url %q names no file", databaseURL)
+		}
+		return sqlite.Open(ctx, path)
+	case strings.HasPrefix(databaseURL, "sqlite:"):
+		return sqlite.Open(ctx, strings.TrimPrefix(databaseURL, "sqlite:"))
+	}
+	return nil, fmt.Errorf("database url %q: expected postgres://..., sqlite:///path/file.db or sqlite::memory:", databaseURL)
+}

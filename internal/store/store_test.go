@@ -1,0 +1,71 @@
+package store_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"atcp/internal/auth"
+	"atcp/internal/clock"
+	"atcp/internal/store"
+	"atcp/internal/testkit"
+)
+
+func TestSigningKeyIsSharedByConcurrentStarters(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		var wg sync.WaitGroup
+		ids := make([]string, 8)
+		for i := range ids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := auth.NewSigningKey(time.Now())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				k, err := b.EnsureSigningKey(ctx, c)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				ids[i] = k.KeyID
+			}()
+		}
+		wg.Wait()
+		for _, id := range ids {
+			if id != ids[0] {
+				t.Fatalf("instances disagree on the signing key: %v", ids)
+			}
+		}
+	})
+}
+
+func TestClockAnchorSurvivesRestartUntilReconfigured(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		first := clock.Anchor{VirtualStart: testkit.Start, RealStart: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Speed: 60}
+		got, err := b.ClockAnchor(ctx, "demo speed=60", first)
+		if err != nil || !got.VirtualStart.Equal(first.VirtualStart) || !got.RealStart.Equal(first.RealStart) || got.Speed != 60 {
+			t.Fatalf("first anchor %+v, %v", got, err)
+		}
+		restart := clock.Anchor{VirtualStart: testkit.Start, RealStart: first.RealStart.Add(time.Hour), Speed: 60}
+		got, _ = b.ClockAnchor(ctx, "demo speed=60", restart)
+		if !got.RealStart.Equal(first.RealStart) {
+			t.Fatalf("restart with the same configuration moved the anchor: %+v", got)
+		}
+		reconfigured := clock.Anchor{VirtualStart: testkit.Start, RealStart: restart.RealStart, Speed: 1}
+		got, _ = b.ClockAnchor(ctx, "demo speed=1", reconfigured)
+		if !got.RealStart.Equal(reconfigured.RealStart) || got.Speed != 1 {
+			t.Fatalf("reconfigured anchor %+v", got)
+		}
+	})
+}
+
+func TestOpenRejectsUnknownURL(t *testing.T) {
+	if _, err := store.Open(context.Background(), "mysql://x", ""); err == nil {
+		t.Fatal("mysql url accepted")
+	}
+}

@@ -1,0 +1,258 @@
+// Package testkit is the shared test harness: it opens every store backend
+// a test should run on (in-memory SQLite always, PostgreSQL in a fresh
+// schema when ATCP_TEST_DATABASE_URL is set) and serves an httpapi.Server
+// on a manual clock with helpers to mint tokens and send requests.
+package testkit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"atcp/internal/auth"
+	"atcp/internal/clock"
+	"atcp/internal/httpapi"
+	"atcp/internal/store"
+)
+
+// Start is the instant the harness clock starts at: the demonstration
+// bidding day, 07:00 Europe/Berlin.
+var Start = time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
+
+// PostgresURL is the server the PostgreSQL half of the suites runs against.
+func PostgresURL() string { return os.Getenv("ATCP_TEST_DATABASE_URL") }
+
+// OpenSQLite opens a migrated in-memory SQLite store closed at cleanup.
+func OpenSQLite(t testing.TB) store.Backend {
+	t.Helper()
+	b, err := store.Open(context.Background(), "sqlite::memory:", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	if err := b.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// OpenPostgres opens a migrated store in a new schema of the test
+// database, dropped at cleanup, so that runs never see each other's rows.
+func OpenPostgres(t testing.TB) store.Backend {
+	t.Helper()
+	base := PostgresURL()
+	if base == "" {
+		t.Fatal("ATCP_TEST_DATABASE_URL is not set")
+	}
+	ctx := context.Background()
+	schema := "atcp_test_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", base, err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	b, err := store.Open(ctx, u.String(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		b.Close()
+		_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		admin.Close(context.Background())
+	})
+	if err := b.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// ForEachBackend runs f as a subtest on every backend: sqlite always,
+// postgres when ATCP_TEST_DATABASE_URL is set.
+func ForEachBackend(t *testing.T, f func(t *testing.T, b store.Backend)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, OpenSQLite(t)) })
+	if PostgresURL() != "" {
+		t.Run("postgres", func(t *testing.T) { f(t, OpenPostgres(t)) })
+	}
+}
+
+// Harness is an API server on one backend with a manual clock.
+type Harness struct {
+	T       testing.TB
+	Backend store.Backend
+	Clock   *clock.Manual
+	Tokens  *auth.Tokens
+	Server  *httpapi.Server
+	HTTP    *httptest.Server
+	URL     string
+}
+
+// HarnessOption adjusts the server options before the server is built.
+type HarnessOption func(*httpapi.Options)
+
+// WithRateLimit enables rate limiting at perSecond (off by default in
+// tests).
+func WithRateLimit(perSecond float64) HarnessOption {
+	return func(o *httpapi.Options) { o.RateLimit = perSecond }
+}
+
+// NewHarness serves an empty httpapi.Server on b; register the
+// operations under test on h.Server before sending requests.
+func NewHarness(t testing.TB, b store.Backend, opts ...HarnessOption) *Harness {
+	t.Helper()
+	clk := clock.NewManual(Start)
+	h := &Harness{T: t, Backend: b, Clock: clk}
+	srv := httptest.NewUnstartedServer(nil)
+	h.URL = "http://" + srv.Listener.Addr().String()
+	tokens, err := auth.NewTokens(context.Background(), b, h.URL, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := httpapi.Options{Version: "test", BaseURL: h.URL, Tokens: tokens, Logger: quietLogger()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	h.Tokens = tokens
+	h.Server = httpapi.New(o)
+	srv.Config.Handler = h.Server
+	srv.Start()
+	t.Cleanup(srv.Close)
+	h.HTTP = srv
+	return h
+}
+
+// Token mints an access token for p, as the token endpoint would.
+func (h *Harness) Token(p auth.Principal) string {
+	h.T.Helper()
+	tok, _, err := h.Tokens.IssueAccess(p)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	return tok
+}
+
+// TokenFor mints a token for a machine caller of org holding scopes.
+func (h *Harness) TokenFor(org string, scopes ...auth.Scope) string {
+	return h.Token(auth.Principal{Subject: "test-" + org, OrganizationID: org, Scopes: auth.NewScopeSet(scopes...), IsM2M: true, ClientID: "test-" + org})
+}
+
+// AdminToken mints a platform-administrator token holding every scope.
+func (h *Harness) AdminToken() string { return h.TokenFor(auth.PlatformOrganization, auth.AllScopes...) }
+
+// Response is what a request got back.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into v, failing the test when it cannot.
+func (r *Response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// Map decodes the body as a JSON object.
+func (r *Response) Map(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	r.JSON(t, &m)
+	return m
+}
+
+// Do sends a request with an optional bearer token and JSON body (a string
+// or []byte is sent as is; anything else is encoded).
+func (h *Harness) Do(method, path, token string, body any) *Response {
+	h.T.Helper()
+	var rdr io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rdr = strings.NewReader(b)
+	case []byte:
+		rdr = bytes.NewReader(b)
+	default:
+		enc, err := json.Marshal(b)
+		if err != nil {
+			h.T.Fatal(err)
+		}
+		rdr = bytes.NewReader(enc)
+	}
+	req, err := http.NewRequest(method, h.URL+path, rdr)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	if rdr != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return h.Send(req)
+}
+
+// Send sends a prepared request.
+func (h *Harness) Send(req *http.Request) *Response {
+	h.T.Helper()
+	resp, err := h.HTTP.Client().Do(req)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+}
+
+// Expect fails the test unless the response has status; for problems it
+// also checks the content type and, when code is not empty, the code.
+func (r *Response) Expect(t testing.TB, status int, code string) *Response {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+	if status >= 400 {
+		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/problem+json") {
+			t.Fatalf("content type %q, want application/problem+json: %s", ct, r.Body)
+		}
+		var p struct {
+			Code   string `json:"code"`
+			Status int    `json:"status"`
+		}
+		r.JSON(t, &p)
+		if p.Status != status {
+			t.Fatalf("problem status %d, want %d", p.Status, status)
+		}
+		if code != "" && p.Code != code {
+			t.Fatalf("problem code %q, want %q: %s", p.Code, code, r.Body)
+		}
+	}
+	return r
+}
+
+// String is the body as text, for failure messages.
+func (r *Response) String() string { return fmt.Sprintf("%d %s", r.Status, r.Body) }
