@@ -12,7 +12,3 @@ type DirectoryStore interface {
 	// Used when refreshing a person's tokens.
 	UserByID(ctx context.Context, userID string) (User, error)
 }
-
-// ClientStore persists integrations, their secrets, authorization codes
-// and refresh tokens.
-type ClientStore interface{}

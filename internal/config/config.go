@@ -1,0 +1,136 @@
+// Package config reads the server's settings (contract section 2): each is
+// a command-line flag and an ATCP_* environment variable; a flag wins over
+// the variable, the variable over the default.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config holds every setting.
+type Config struct {
+	Addr                   string
+	BaseURL                string // empty: http://<listen address>
+	DatabaseURL            string
+	DataDir                string
+	Demo                   bool
+	ClockStart             *time.Time
+	ClockSpeed             float64
+	BootstrapClientID      string
+	BootstrapClientSecret  string
+	BootstrapAdminEmail    string
+	BootstrapAdminPassword string
+	RateLimit              float64
+	LogLevel               slog.Level
+	ShutdownTimeout        time.Duration
+}
+
+// setting describes one flag/variable pair.
+type setting struct {
+	flag, env, def, usage string
+}
+
+var settings = []setting{
+	{"addr", "ATCP_ADDR", "127.0.0.1:8080", "listen address; port 0 picks a free port"},
+	{"base-url", "ATCP_BASE_URL", "", "public base URL, also the OIDC issuer (default http://<listen address>)"},
+	{"database-url", "ATCP_DATABASE_URL", "", "postgres://... for PostgreSQL, sqlite:///path/file.db, sqlite::memory: (default: <data-dir>/atcp.db)"},
+	{"data-dir", "ATCP_DATA_DIR", "./atcp-data", "directory of the embedded database and generated files"},
+	{"demo", "ATCP_DEMO", "true", "seed the demonstration environment on first start; false for production"},
+	{"clock-start", "ATCP_CLOCK_START", "", "RFC 3339 instant the platform clock starts at (default: the demo bidding day 07:00 Europe/Berlin in demo mode, else real time)"},
+	{"clock-speed", "ATCP_CLOCK_SPEED", "1", "platform seconds per real second"},
+	{"bootstrap-client-id", "ATCP_BOOTSTRAP_CLIENT_ID", "", "create (if absent) a platform-administrator integration with this client id"},
+	{"bootstrap-client-secret", "ATCP_BOOTSTRAP_CLIENT_SECRET", "", "secret of the bootstrap integration"},
+	{"bootstrap-admin-email", "ATCP_BOOTSTRAP_ADMIN_EMAIL", "", "create (if absent) a human platform administrator with this email"},
+	{"bootstrap-admin-password", "ATCP_BOOTSTRAP_ADMIN_PASSWORD", "", "password of the bootstrap administrator"},
+	{"rate-limit", "ATCP_RATE_LIMIT", "50", "sustained requests per second per caller (burst twice that); 0 disables"},
+	{"log-level", "ATCP_LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"shutdown-timeout", "ATCP_SHUTDOWN_TIMEOUT", "20s", "how long graceful shutdown waits for requests in flight"},
+}
+
+// Parse reads the settings from args (without the program and command
+// names) and the environment lookup function.
+func Parse(name string, args []string, lookupEnv func(string) (string, bool), output io.Writer) (Config, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(output)
+	values := map[string]*string{}
+	for _, s := range settings {
+		def := s.def
+		if v, ok := lookupEnv(s.env); ok {
+			def = v
+		}
+		values[s.flag] = fs.String(s.flag, def, s.usage+" ["+s.env+"]")
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(output, "Usage: atcp %s [flags]\n\nEvery flag can also be set by the environment variable in brackets.\n\n", name)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	get := func(f string) string { return strings.TrimSpace(*values[f]) }
+
+	c := Config{
+		Addr: get("addr"), BaseURL: strings.TrimRight(get("base-url"), "/"), DatabaseURL: get("database-url"),
+		DataDir:           get("data-dir"),
+		BootstrapClientID: get("bootstrap-client-id"), BootstrapClientSecret: *values["bootstrap-client-secret"],
+		BootstrapAdminEmail: get("bootstrap-admin-email"), BootstrapAdminPassword: *values["bootstrap-admin-password"],
+	}
+	var errList []error
+	var err error
+	if c.Demo, err = strconv.ParseBool(get("demo")); err != nil {
+		errList = append(errList, fmt.Errorf("demo: %q is not a boolean", get("demo")))
+	}
+	if s := get("clock-start"); s != "" {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			errList = append(errList, fmt.Errorf("clock-start: %q is not an RFC 3339 instant", s))
+		} else {
+			t = t.UTC()
+			c.ClockStart = &t
+		}
+	}
+	if c.ClockSpeed, err = strconv.ParseFloat(get("clock-speed"), 64); err != nil || c.ClockSpeed <= 0 || c.ClockSpeed > 10000 {
+		errList = append(errList, fmt.Errorf("clock-speed: %q must be a number above 0 and at most 10000", get("clock-speed")))
+	}
+	if c.RateLimit, err = strconv.ParseFloat(get("rate-limit"), 64); err != nil || c.RateLimit < 0 {
+		errList = append(errList, fmt.Errorf("rate-limit: %q must be a number of at least 0", get("rate-limit")))
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(get("log-level"))); err != nil {
+		errList = append(errList, fmt.Errorf("log-level: %q must be debug, info, warn or error", get("log-level")))
+	}
+	if c.ShutdownTimeout, err = time.ParseDuration(get("shutdown-timeout")); err != nil || c.ShutdownTimeout <= 0 {
+		errList = append(errList, fmt.Errorf("shutdown-timeout: %q must be a positive duration such as 20s", get("shutdown-timeout")))
+	}
+	if (c.BootstrapClientID == "") != (c.BootstrapClientSecret == "") {
+		errList = append(errList, errors.New("bootstrap-client-id and bootstrap-client-secret must be set together"))
+	}
+	if (c.BootstrapAdminEmail == "") != (c.BootstrapAdminPassword == "") {
+		errList = append(errList, errors.New("bootstrap-admin-email and bootstrap-admin-password must be set together"))
+	}
+	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
+		errList = append(errList, fmt.Errorf("base-url: %q must start with http:// or https://", c.BaseURL))
+	}
+	if c.DataDir == "" {
+		errList = append(errList, errors.New("data-dir must not be empty"))
+	} else if abs, err := filepath.Abs(c.DataDir); err == nil {
+		c.DataDir = abs
+	}
+	return c, errors.Join(errList...)
+}
+
+// FromEnvironment is Parse with the process environment.
+func FromEnvironment(name string, args []string) (Config, error) {
+	return Parse(name, args, os.LookupEnv, os.Stderr)
+}

@@ -1,0 +1,66 @@
+package config
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := Parse("serve", nil, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:8080" || !c.Demo || c.ClockSpeed != 1 || c.RateLimit != 50 || c.LogLevel != slog.LevelInfo || c.ClockStart != nil {
+		t.Fatalf("defaults %+v", c)
+	}
+	if !strings.HasSuffix(c.DataDir, "atcp-data") {
+		t.Fatalf("data dir %q", c.DataDir)
+	}
+}
+
+func TestFlagBeatsEnvironmentBeatsDefault(t *testing.T) {
+	c, err := Parse("serve", []string{"--addr", "127.0.0.1:0"}, env(map[string]string{
+		"ATCP_ADDR": "127.0.0.1:9999", "ATCP_RATE_LIMIT": "0", "ATCP_CLOCK_START": "2026-03-29T00:00:00+01:00",
+		"ATCP_CLOCK_SPEED": "60", "ATCP_DEMO": "false", "ATCP_LOG_LEVEL": "debug",
+	}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:0" || c.RateLimit != 0 || c.ClockSpeed != 60 || c.Demo || c.LogLevel != slog.LevelDebug {
+		t.Fatalf("got %+v", c)
+	}
+	if want := time.Date(2026, 3, 28, 23, 0, 0, 0, time.UTC); !c.ClockStart.Equal(want) || c.ClockStart.Location() != time.UTC {
+		t.Fatalf("clock start %v", c.ClockStart)
+	}
+}
+
+func TestInvalidSettingsAreAllReported(t *testing.T) {
+	_, err := Parse("serve", nil, env(map[string]string{
+		"ATCP_DEMO": "perhaps", "ATCP_CLOCK_START": "tomorrow", "ATCP_CLOCK_SPEED": "0", "ATCP_RATE_LIMIT": "-1",
+		"ATCP_LOG_LEVEL": "loud", "ATCP_BOOTSTRAP_CLIENT_ID": "x", "ATCP_BASE_URL": "ftp://x",
+	}), io.Discard)
+	if err == nil {
+		t.Fatal("invalid settings accepted")
+	}
+	for _, want := range []string{"demo", "clock-start", "clock-speed", "rate-limit", "log-level", "bootstrap-client", "base-url"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %s: %v", want, err)
+		}
+	}
+}
+
+func TestUnknownFlagAndArgument(t *testing.T) {
+	if _, err := Parse("serve", []string{"--nope"}, env(nil), io.Discard); err == nil {
+		t.Fatal("unknown flag accepted")
+	}
+	if _, err := Parse("serve", []string{"extra"}, env(nil), io.Discard); err == nil {
+		t.Fatal("stray argument accepted")
+	}
+}

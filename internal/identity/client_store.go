@@ -1,0 +1,5 @@
+package identity
+
+// ClientStore persists integrations, their secrets, authorization codes
+// and refresh tokens.
+type ClientStore interface{}
