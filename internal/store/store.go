@@ -60,5 +60,5 @@ func Open(ctx context.Context, databaseURL, dataDir string) (Backend, error) {
 	case strings.HasPrefix(databaseURL, "sqlite:"):
 		return sqlite.Open(ctx, strings.TrimPrefix(databaseURL, "sqlite:"))
 	}
-	return nil, fmt.Errorf("database url %q: expected postgres://..., sqlite:///path/file.db or sqlite::memory:", databaseURL)
+	return nil, fmt.Errorf("database url %q: want postgres://..., sqlite:///path/file.db, or sqlite::memory: for a throw-away store", databaseURL)
 }
