@@ -48,9 +48,10 @@ func OpenSQLite(t testing.TB) store.Backend {
 	return b
 }
 
-// OpenPostgres opens a migrated store in a new schema of the test
-// database, dropped at cleanup, so that runs never see each other's rows.
-func OpenPostgres(t testing.TB) store.Backend {
+// PostgresSchemaURL creates a new schema in the test database, dropped at
+// cleanup, and returns a database URL whose connections use it, so that
+// runs never see each other's rows.
+func PostgresSchemaURL(t testing.TB) string {
 	t.Helper()
 	base := PostgresURL()
 	if base == "" {
@@ -65,6 +66,11 @@ func OpenPostgres(t testing.TB) store.Backend {
 	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatal(err)
 	}
+	// Registered first, so it runs after the cleanups of whatever uses the schema.
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		admin.Close(context.Background())
+	})
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
@@ -72,15 +78,19 @@ func OpenPostgres(t testing.TB) store.Backend {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	b, err := store.Open(ctx, u.String(), "")
+	return u.String()
+}
+
+// OpenPostgres opens a migrated store in a fresh schema of the test
+// database (see PostgresSchemaURL).
+func OpenPostgres(t testing.TB) store.Backend {
+	t.Helper()
+	ctx := context.Background()
+	b, err := store.Open(ctx, PostgresSchemaURL(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		b.Close()
-		_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-		admin.Close(context.Background())
-	})
+	t.Cleanup(func() { b.Close() })
 	if err := b.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
