@@ -1,0 +1,234 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"atcp/internal/auth"
+	"atcp/internal/clock"
+	"atcp/internal/errs"
+)
+
+// Error codes of integrations and secrets, stable parts of the API.
+const (
+	CodeIntegrationExists  = "integration_exists"
+	CodeSecretLimitReached = "secret_limit_reached"
+	CodeLastSecret         = "last_secret"
+)
+
+// MaxActiveSecrets is how many secrets an integration holds at most, so
+// that secrets can be rotated without downtime (document 1, Limits).
+const MaxActiveSecrets = 2
+
+// MaxIntegrationNameLength bounds an integration's name, in characters.
+const MaxIntegrationNameLength = 100
+
+// minBootstrapSecretLength keeps guessable secrets out of the bootstrap
+// integration, which holds every scope of the platform.
+const minBootstrapSecretLength = 16
+
+// Clients manages integrations and their secrets.
+type Clients struct {
+	store ClientStore
+	clock clock.Clock
+}
+
+// NewClients returns the integration service.
+func NewClients(store ClientStore, clk clock.Clock) *Clients {
+	return &Clients{store: store, clock: clk}
+}
+
+// NewIntegration is the request to create an integration.
+type NewIntegration struct {
+	Name   string
+	Scopes []string
+	// OrganizationID is the organisation to create it in; empty means the
+	// caller's own.
+	OrganizationID string
+}
+
+// CreatedSecret is a secret together with its value, which is shown only
+// once, on creation.
+type CreatedSecret struct {
+	SecretInfo
+	Value string
+}
+
+// List returns the integrations the caller can see.
+func (c *Clients) List(ctx context.Context, caller *auth.Principal) ([]Integration, error) {
+	return c.store.Integrations(ctx, caller.Visibility())
+}
+
+// Create registers an integration with a first secret.
+func (c *Clients) Create(ctx context.Context, caller *auth.Principal, req NewIntegration) (Integration, CreatedSecret, error) {
+	name, scopes, err := validateNewIntegration(req)
+	if err != nil {
+		return Integration{}, CreatedSecret{}, err
+	}
+	org := req.OrganizationID
+	if org == "" {
+		org = caller.OrganizationID
+	}
+	if org != caller.OrganizationID && !caller.IsPlatformAdmin() {
+		return Integration{}, CreatedSecret{}, errs.Forbiddenf(CodePlatformAdminRequired,
+			"only platform administrators may create integrations for another organisation")
+	}
+	if missing := NotHeld(caller.Scopes, scopes); len(missing) > 0 {
+		return Integration{}, CreatedSecret{}, errs.Forbiddenf(CodeScopeNotHeld,
+			"a caller can grant only scopes it holds itself; not held: %s", strings.Join(auth.ScopeNames(missing), ", "))
+	}
+	now := c.clock.Now()
+	in := Integration{ID: uuid.NewString(), OrganizationID: org, Name: name, Scopes: scopes, CreatedAt: now}
+	value := newSecretValue()
+	first, err := storedSecret(in.ID, value, now)
+	if err != nil {
+		return Integration{}, CreatedSecret{}, err
+	}
+	if err := c.store.CreateIntegration(ctx, in, first); err != nil {
+		if errors.Is(err, ErrUnknownOrganization) {
+			return Integration{}, CreatedSecret{}, errs.Invalidf("body.organization_id", org, "no such organisation")
+		}
+		return Integration{}, CreatedSecret{}, err
+	}
+	return in, CreatedSecret{SecretInfo: first.SecretInfo, Value: value}, nil
+}
+
+// Delete removes an integration and its secrets. An integration cannot
+// delete itself: that would cut off the caller in the middle of its work
+// and leave nobody holding its secret able to notice.
+func (c *Clients) Delete(ctx context.Context, caller *auth.Principal, id string) error {
+	vis := caller.Visibility()
+	if _, err := c.store.Integration(ctx, vis, id); err != nil {
+		return err
+	}
+	if caller.IsM2M && caller.ClientID == id {
+		return errs.Conflictf(CodeCannotDeleteSelf, "an integration cannot delete itself; use another credential")
+	}
+	return c.store.DeleteIntegration(ctx, vis, id)
+}
+
+// Secrets lists an integration's secrets, never their values.
+func (c *Clients) Secrets(ctx context.Context, caller *auth.Principal, integrationID string) ([]SecretInfo, error) {
+	return c.store.Secrets(ctx, caller.Visibility(), integrationID)
+}
+
+// AddSecret creates another secret for an integration, at most
+// MaxActiveSecrets in all.
+func (c *Clients) AddSecret(ctx context.Context, caller *auth.Principal, integrationID string) (CreatedSecret, error) {
+	value := newSecretValue()
+	s, err := storedSecret(integrationID, value, c.clock.Now())
+	if err != nil {
+		return CreatedSecret{}, err
+	}
+	if err := c.store.AddSecret(ctx, caller.Visibility(), s, MaxActiveSecrets); err != nil {
+		return CreatedSecret{}, err
+	}
+	return CreatedSecret{SecretInfo: s.SecretInfo, Value: value}, nil
+}
+
+// DeleteSecret deletes a secret; the last one cannot be deleted (rotate by
+// adding a new secret first, or delete the integration).
+func (c *Clients) DeleteSecret(ctx context.Context, caller *auth.Principal, integrationID, secretID string) error {
+	return c.store.DeleteSecret(ctx, caller.Visibility(), integrationID, secretID)
+}
+
+// EnsureIntegration creates, unless an integration with clientID exists,
+// an integration of org with exactly this client id and secret holding
+// scopes; an existing one is left unchanged. It is for the bootstrap
+// credentials of the deployment (ATCP_BOOTSTRAP_CLIENT_ID/SECRET), so the
+// scopes are not limited to those integrations may be granted. The
+// organisation must exist.
+func (c *Clients) EnsureIntegration(ctx context.Context, org, clientID, name, secret string, scopes auth.ScopeSet) error {
+	switch {
+	case clientID == "" || clientID != strings.TrimSpace(clientID) || len(clientID) > 200:
+		return fmt.Errorf("bootstrap client id %q: want 1 to 200 characters without surrounding spaces", clientID)
+	case clientID == ConsoleClientID:
+		return fmt.Errorf("bootstrap client id %q is reserved for the console", clientID)
+	case utf8.RuneCountInString(secret) < minBootstrapSecretLength:
+		return fmt.Errorf("bootstrap client secret: want at least %d characters", minBootstrapSecretLength)
+	}
+	trimmed, problem := checkIntegrationName(name)
+	if problem != "" {
+		return fmt.Errorf("bootstrap integration name %q: %s", name, problem)
+	}
+	for sc := range scopes {
+		if !auth.Known(sc) {
+			return fmt.Errorf("bootstrap integration: unknown scope %q", sc)
+		}
+	}
+	now := c.clock.Now()
+	first, err := storedSecret(clientID, secret, now)
+	if err != nil {
+		return err
+	}
+	in := Integration{ID: clientID, OrganizationID: org, Name: trimmed, Scopes: scopes, CreatedAt: now}
+	if _, err := c.store.EnsureIntegration(ctx, in, first); err != nil {
+		if errors.Is(err, ErrUnknownOrganization) {
+			return fmt.Errorf("bootstrap integration: organisation %q does not exist", org)
+		}
+		return err
+	}
+	return nil
+}
+
+// validateNewIntegration checks a creation request and returns the
+// normalised name and the scope set; every offending field is named.
+func validateNewIntegration(req NewIntegration) (string, auth.ScopeSet, error) {
+	var v errs.Validation
+	name, problem := checkIntegrationName(req.Name)
+	if problem != "" {
+		v.Add("body.name", problem, req.Name)
+	}
+	if req.Scopes == nil {
+		v.Add("body.scopes", "required", nil)
+	}
+	scopes := auth.ScopeSet{}
+	for i, s := range req.Scopes {
+		if !slices.Contains(auth.IntegrationGrantable, auth.Scope(s)) {
+			v.Add(fmt.Sprintf("body.scopes[%d]", i), "not a scope integrations may be granted; grantable: "+
+				strings.Join(auth.ScopeNames(auth.IntegrationGrantable), ", "), s)
+			continue
+		}
+		scopes[auth.Scope(s)] = struct{}{}
+	}
+	return name, scopes, v.Err()
+}
+
+// checkIntegrationName returns the name without surrounding white space,
+// or why it is not acceptable.
+func checkIntegrationName(raw string) (string, string) {
+	name := strings.TrimSpace(raw)
+	switch {
+	case name == "":
+		return "", "must not be empty"
+	case !utf8.ValidString(name):
+		return "", "must be valid UTF-8"
+	case utf8.RuneCountInString(name) > MaxIntegrationNameLength:
+		return "", fmt.Sprintf("must be at most %d characters", MaxIntegrationNameLength)
+	case strings.ContainsFunc(name, unicode.IsControl):
+		return "", "must not contain control characters"
+	}
+	return name, ""
+}
+
+// secretPrefix marks atcp client secrets so that secret scanners can
+// recognise a leaked one.
+const secretPrefix = "atcp_"
+
+func newSecretValue() string { return secretPrefix + auth.RandomToken(32) }
+
+func storedSecret(integrationID, value string, now time.Time) (StoredSecret, error) {
+	hash, err := auth.HashSecret(value)
+	if err != nil {
+		return StoredSecret{}, err
+	}
+	return StoredSecret{SecretInfo: SecretInfo{ID: uuid.NewString(), IntegrationID: integrationID, CreatedAt: now}, Hash: hash}, nil
+}

@@ -1,0 +1,79 @@
+package identity
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"atcp/internal/errs"
+)
+
+func TestCheckIntegrationName(t *testing.T) {
+	for _, tc := range []struct {
+		raw, want string
+		ok        bool
+	}{
+		{"SCADA gateway", "SCADA gateway", true},
+		{"  trimmed\t", "trimmed", true},
+		{"Überwachung – Netz", "Überwachung – Netz", true},
+		{strings.Repeat("ä", MaxIntegrationNameLength), strings.Repeat("ä", MaxIntegrationNameLength), true},
+		{strings.Repeat("a", MaxIntegrationNameLength+1), "", false},
+		{"", "", false},
+		{"   ", "", false},
+		{"line\nbreak", "", false},
+		{"bell\x07", "", false},
+		{"bad \xff utf8", "", false},
+	} {
+		got, problem := checkIntegrationName(tc.raw)
+		if (problem == "") != tc.ok || got != tc.want {
+			t.Errorf("checkIntegrationName(%q) = %q, %q; want %q ok=%v", tc.raw, got, problem, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestValidateNewIntegration(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		req       NewIntegration
+		locations []string // offending fields, empty when valid
+		scopes    string
+	}{
+		{"valid", NewIntegration{Name: "ems", Scopes: []string{"market.write", "asset.read", "asset.read"}}, nil, "asset.read market.write"},
+		{"no scopes at all is allowed", NewIntegration{Name: "ems", Scopes: []string{}}, nil, ""},
+		{"scopes missing", NewIntegration{Name: "ems"}, []string{"body.scopes"}, ""},
+		{"not grantable to integrations", NewIntegration{Name: "ems", Scopes: []string{"asset.read", "dispatch.write", "pool.read"}},
+			[]string{"body.scopes[1]", "body.scopes[2]"}, ""},
+		{"unknown scope", NewIntegration{Name: "ems", Scopes: []string{"root"}}, []string{"body.scopes[0]"}, ""},
+		{"every field wrong", NewIntegration{Name: " ", Scopes: []string{"tso"}}, []string{"body.name", "body.scopes[0]"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, scopes, err := validateNewIntegration(tc.req)
+			if len(tc.locations) == 0 {
+				if err != nil || scopes.String() != tc.scopes {
+					t.Fatalf("got %q, %v; want %q", scopes, err, tc.scopes)
+				}
+				return
+			}
+			var de *errs.Error
+			if !errors.As(err, &de) || de.Kind != errs.Invalid || len(de.Fields) != len(tc.locations) {
+				t.Fatalf("error %v, want fields %v", err, tc.locations)
+			}
+			for i, loc := range tc.locations {
+				if de.Fields[i].Location != loc {
+					t.Errorf("field %d at %s, want %s", i, de.Fields[i].Location, loc)
+				}
+			}
+		})
+	}
+}
+
+func TestNewSecretValuesAreUniqueAndPrefixed(t *testing.T) {
+	seen := map[string]bool{}
+	for range 100 {
+		v := newSecretValue()
+		if !strings.HasPrefix(v, secretPrefix) || len(v) < 40 || seen[v] {
+			t.Fatalf("weak or repeated secret %q", v)
+		}
+		seen[v] = true
+	}
+}
