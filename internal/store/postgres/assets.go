@@ -1,8 +1,257 @@
 package postgres
 
-import "atcp/internal/assets"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"atcp/internal/assets"
+	"atcp/internal/auth"
+	"atcp/internal/errs"
+	"atcp/internal/store/sqlutil"
+)
 
 // Assets returns the asset registry store.
 func (db *DB) Assets() assets.Store { return assetStore{db} }
 
 type assetStore struct{ db *DB }
+
+// assetMutable lists the columns an update rewrites, in the order of
+// assetValues.
+var assetMutable = []string{
+	"asset_name", "asset_type", "description", "location", "optimizer_org_id",
+	"charge_efficiency", "discharge_efficiency", "country", "tso",
+	"max_pos_ramp_rate_mw_per_sec", "min_neg_ramp_rate_mw_per_sec", "usable_energy_capacity_mwh", "usable_power_capacity_mw",
+	"afrr_prequalified_capacity_pos_mw", "afrr_prequalified_capacity_neg_mw", "fcr_prequalified_capacity_mw",
+	"tso_pool_id", "ioa_middle", "latitude", "longitude",
+	"disable_pq_capacity_check", "strict_validation", "tso_connected", "fcr_enabled", "afrr_enabled",
+	"wholesale_enabled", "control_enabled", "pv_active",
+	"grid_connection_power_mw", "bess_priority", "grid_import_allowed", "bess_control_enabled", "pv_control_enabled",
+	"asset_integration_type", "asset_operational_status", "operational_status_reason", "maintenance_until", "updated_at",
+}
+
+var (
+	assetSelect = "SELECT a.asset_id, a.organization_id, a.created_at, a." + strings.Join(assetMutable, ", a.") +
+		", o.name FROM assets a LEFT JOIN organizations o ON o.organization_id = a.optimizer_org_id"
+	assetInsert = "INSERT INTO assets (asset_id, organization_id, created_at, " + strings.Join(assetMutable, ", ") +
+		") VALUES (" + placeholders(1, 3+len(assetMutable)) + ")"
+	assetUpdate = "UPDATE assets SET (" + strings.Join(assetMutable, ", ") + ") = (" +
+		placeholders(2, len(assetMutable)) + ") WHERE asset_id = $1"
+)
+
+// visibleAsset filters by the caller's visibility ($1 all, $2 organisation)
+// and hides deleted assets.
+const visibleAsset = " WHERE a.deleted_at IS NULL AND ($1 OR a.organization_id = $2)"
+
+func placeholders(from, n int) string {
+	p := make([]string, n)
+	for i := range p {
+		p[i] = fmt.Sprintf("$%d", from+i)
+	}
+	return strings.Join(p, ", ")
+}
+
+// assetValues returns the values of the assetMutable columns.
+func assetValues(a assets.Asset) []any {
+	return []any{
+		a.Name, string(a.Type), a.Description, a.Location, a.OptimizerOrgID,
+		a.ChargeEfficiency, a.DischargeEfficiency, a.Country, (*string)(a.TSO),
+		a.MaxPosRampRateMWPerSec, a.MinNegRampRateMWPerSec, a.UsableEnergyCapacityMWh, a.UsablePowerCapacityMW,
+		a.AFRRPrequalifiedPosMW, a.AFRRPrequalifiedNegMW, a.FCRPrequalifiedMW,
+		a.TSOPoolID, a.IOAMiddle, a.Latitude, a.Longitude,
+		a.DisablePQCapacityCheck, a.StrictValidation, a.TSOConnected, a.FCREnabled, a.AFRREnabled,
+		a.WholesaleEnabled, a.ControlEnabled, a.PVActive,
+		a.GridConnectionPowerMW, a.BESSPriority, a.GridImportAllowed, a.BESSControlEnabled, a.PVControlEnabled,
+		(*string)(a.IntegrationType), string(a.OperationalStatus), a.OperationalStatusReason, a.MaintenanceUntil, a.UpdatedAt,
+	}
+}
+
+func scanAsset(row pgx.Row) (assets.Asset, error) {
+	var a assets.Asset
+	var typ, status string
+	var tso, integration *string
+	err := row.Scan(&a.ID, &a.OrganizationID, &a.CreatedAt,
+		&a.Name, &typ, &a.Description, &a.Location, &a.OptimizerOrgID,
+		&a.ChargeEfficiency, &a.DischargeEfficiency, &a.Country, &tso,
+		&a.MaxPosRampRateMWPerSec, &a.MinNegRampRateMWPerSec, &a.UsableEnergyCapacityMWh, &a.UsablePowerCapacityMW,
+		&a.AFRRPrequalifiedPosMW, &a.AFRRPrequalifiedNegMW, &a.FCRPrequalifiedMW,
+		&a.TSOPoolID, &a.IOAMiddle, &a.Latitude, &a.Longitude,
+		&a.DisablePQCapacityCheck, &a.StrictValidation, &a.TSOConnected, &a.FCREnabled, &a.AFRREnabled,
+		&a.WholesaleEnabled, &a.ControlEnabled, &a.PVActive,
+		&a.GridConnectionPowerMW, &a.BESSPriority, &a.GridImportAllowed, &a.BESSControlEnabled, &a.PVControlEnabled,
+		&integration, &status, &a.OperationalStatusReason, &a.MaintenanceUntil, &a.UpdatedAt,
+		&a.OptimizerOrgName)
+	if err != nil {
+		return assets.Asset{}, err
+	}
+	if a.Type, err = assets.ParseAssetType(typ); err != nil {
+		return assets.Asset{}, err
+	}
+	if a.OperationalStatus, err = assets.ParseOperationalStatus(status); err != nil {
+		return assets.Asset{}, err
+	}
+	if tso != nil {
+		t, err := assets.ParseTSO(*tso)
+		if err != nil {
+			return assets.Asset{}, err
+		}
+		a.TSO = &t
+	}
+	if integration != nil {
+		t, err := assets.ParseIntegrationType(*integration)
+		if err != nil {
+			return assets.Asset{}, err
+		}
+		a.IntegrationType = &t
+	}
+	a.CreatedAt, a.UpdatedAt = sqlutil.UTC(a.CreatedAt), sqlutil.UTC(a.UpdatedAt)
+	a.MaintenanceUntil = sqlutil.UTCPtr(a.MaintenanceUntil)
+	return a, nil
+}
+
+func assetNotFound(id string) error { return errs.NotFoundf("asset %q not found", id) }
+
+func (s assetStore) List(ctx context.Context, v auth.Visibility) ([]assets.Asset, error) {
+	rows, err := s.db.pool.Query(ctx, assetSelect+visibleAsset+` ORDER BY a.asset_id COLLATE "C"`, v.All, v.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	list := []assets.Asset{}
+	for rows.Next() {
+		a, err := scanAsset(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		list = append(list, a)
+	}
+	return list, rows.Err()
+}
+
+func (s assetStore) Get(ctx context.Context, v auth.Visibility, id string) (assets.Asset, error) {
+	a, err := scanAsset(s.db.pool.QueryRow(ctx, assetSelect+visibleAsset+" AND a.asset_id = $3", v.All, v.OrganizationID, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return assets.Asset{}, assetNotFound(id)
+	}
+	return a, err
+}
+
+// lockAsset reads a visible asset and locks its row until the transaction
+// ends.
+func lockAsset(ctx context.Context, tx pgx.Tx, v auth.Visibility, id string) (assets.Asset, error) {
+	a, err := scanAsset(tx.QueryRow(ctx, assetSelect+visibleAsset+" AND a.asset_id = $3 FOR UPDATE OF a", v.All, v.OrganizationID, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return assets.Asset{}, assetNotFound(id)
+	}
+	return a, err
+}
+
+// organizationName returns the name of a registered organisation and
+// whether it is registered.
+func organizationName(ctx context.Context, tx pgx.Tx, id string) (string, bool, error) {
+	var name string
+	err := tx.QueryRow(ctx, `SELECT name FROM organizations WHERE organization_id = $1`, id).Scan(&name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	return name, err == nil, err
+}
+
+// optimizerName fills in the name of the asset's optimizer organisation
+// and reports an unregistered one in v.
+func optimizerName(ctx context.Context, tx pgx.Tx, a *assets.Asset, v *errs.Validation) error {
+	a.OptimizerOrgName = nil
+	if a.OptimizerOrgID == nil {
+		return nil
+	}
+	name, ok, err := organizationName(ctx, tx, *a.OptimizerOrgID)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		v.Add("body.optimizer_org_id", "is not a registered organisation", *a.OptimizerOrgID)
+	default:
+		a.OptimizerOrgName = &name
+	}
+	return nil
+}
+
+func (s assetStore) Create(ctx context.Context, a assets.Asset) (assets.Asset, error) {
+	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+		var v errs.Validation
+		_, known, err := organizationName(ctx, tx, a.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if !known {
+			v.Add("body.organisation_id", "is not a registered organisation", a.OrganizationID)
+		}
+		if err := optimizerName(ctx, tx, &a, &v); err != nil {
+			return err
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		args := append([]any{a.ID, a.OrganizationID, a.CreatedAt}, assetValues(a)...)
+		if _, err := tx.Exec(ctx, assetInsert, args...); err != nil {
+			if isUniqueViolation(err) {
+				return errs.Conflictf("asset_exists", "asset id %q is taken (ids of deleted assets are never reused)", a.ID)
+			}
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return assets.Asset{}, err
+	}
+	return a, nil
+}
+
+func (s assetStore) Update(ctx context.Context, v auth.Visibility, id string, change func(assets.Asset) (assets.Asset, bool, error)) (assets.Asset, error) {
+	var out assets.Asset
+	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+		cur, err := lockAsset(ctx, tx, v, id)
+		if err != nil {
+			return err
+		}
+		next, changed, err := change(cur)
+		if err != nil {
+			return err
+		}
+		if !changed {
+			out = cur
+			return nil
+		}
+		var inv errs.Validation
+		if err := optimizerName(ctx, tx, &next, &inv); err != nil {
+			return err
+		}
+		if err := inv.Err(); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, assetUpdate, append([]any{id}, assetValues(next)...)...); err != nil {
+			return err
+		}
+		out = next
+		return nil
+	})
+	return out, err
+}
+
+func (s assetStore) Delete(ctx context.Context, v auth.Visibility, id string, at time.Time, check func(context.Context, assets.Asset) error) error {
+	return s.db.tx(ctx, func(tx pgx.Tx) error {
+		cur, err := lockAsset(ctx, tx, v, id)
+		if err != nil {
+			return err
+		}
+		if err := check(ctx, cur); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE assets SET deleted_at = $2, updated_at = $2 WHERE asset_id = $1`, id, at)
+		return err
+	})
+}

@@ -1,8 +1,290 @@
 package sqlite
 
-import "atcp/internal/assets"
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"atcp/internal/assets"
+	"atcp/internal/auth"
+	"atcp/internal/errs"
+	"atcp/internal/store/sqlutil"
+)
 
 // Assets returns the asset registry store.
-func (db *DB) Assets() assets.Store { return assetStore{db} }
+func (db *DB) Assets() assets.Store { return &assetStore{db: db} }
 
-type assetStore struct{ db *DB }
+// assetStore runs every read-check-write in one write transaction: the
+// single write connection serialises concurrent updates of an asset.
+type assetStore struct {
+	db *DB
+	// get is the prepared read of one asset, the query every area runs to
+	// resolve assets; parsing it costs more than running it.
+	get atomic.Pointer[sql.Stmt]
+}
+
+// assetMutable lists the columns an update rewrites, in the order of
+// assetValues.
+var assetMutable = []string{
+	"asset_name", "asset_type", "description", "location", "optimizer_org_id",
+	"charge_efficiency", "discharge_efficiency", "country", "tso",
+	"max_pos_ramp_rate_mw_per_sec", "min_neg_ramp_rate_mw_per_sec", "usable_energy_capacity_mwh", "usable_power_capacity_mw",
+	"afrr_prequalified_capacity_pos_mw", "afrr_prequalified_capacity_neg_mw", "fcr_prequalified_capacity_mw",
+	"tso_pool_id", "ioa_middle", "latitude", "longitude",
+	"disable_pq_capacity_check", "strict_validation", "tso_connected", "fcr_enabled", "afrr_enabled",
+	"wholesale_enabled", "control_enabled", "pv_active",
+	"grid_connection_power_mw", "bess_priority", "grid_import_allowed", "bess_control_enabled", "pv_control_enabled",
+	"asset_integration_type", "asset_operational_status", "operational_status_reason", "maintenance_until", "updated_at",
+}
+
+var (
+	assetSelect = "SELECT a.asset_id, a.organization_id, a.created_at, a." + strings.Join(assetMutable, ", a.") +
+		", o.name FROM assets a LEFT JOIN organizations o ON o.organization_id = a.optimizer_org_id"
+	assetInsert = "INSERT INTO assets (asset_id, organization_id, created_at, " + strings.Join(assetMutable, ", ") +
+		") VALUES (?" + strings.Repeat(", ?", 2+len(assetMutable)) + ")"
+	assetUpdate = "UPDATE assets SET (" + strings.Join(assetMutable, ", ") + ") = (?" +
+		strings.Repeat(", ?", len(assetMutable)-1) + ") WHERE asset_id = ?"
+)
+
+// visibleAsset filters by the caller's visibility (all, organisation) and
+// hides deleted assets.
+const visibleAsset = " WHERE a.deleted_at IS NULL AND (? OR a.organization_id = ?)"
+
+// assetValues returns the values of the assetMutable columns.
+func assetValues(a assets.Asset) []any {
+	return []any{
+		a.Name, string(a.Type), a.Description, a.Location, a.OptimizerOrgID,
+		a.ChargeEfficiency, a.DischargeEfficiency, a.Country, (*string)(a.TSO),
+		a.MaxPosRampRateMWPerSec, a.MinNegRampRateMWPerSec, a.UsableEnergyCapacityMWh, a.UsablePowerCapacityMW,
+		a.AFRRPrequalifiedPosMW, a.AFRRPrequalifiedNegMW, a.FCRPrequalifiedMW,
+		a.TSOPoolID, a.IOAMiddle, a.Latitude, a.Longitude,
+		a.DisablePQCapacityCheck, a.StrictValidation, a.TSOConnected, a.FCREnabled, a.AFRREnabled,
+		a.WholesaleEnabled, a.ControlEnabled, a.PVActive,
+		a.GridConnectionPowerMW, a.BESSPriority, a.GridImportAllowed, a.BESSControlEnabled, a.PVControlEnabled,
+		(*string)(a.IntegrationType), string(a.OperationalStatus), a.OperationalStatusReason,
+		sqlutil.NullMicros(a.MaintenanceUntil), sqlutil.Micros(a.UpdatedAt),
+	}
+}
+
+type assetRow interface{ Scan(dest ...any) error }
+
+func scanAsset(row assetRow) (assets.Asset, error) {
+	var a assets.Asset
+	var typ, status string
+	var tso, integration *string
+	var created, updated int64
+	var maintenance *int64
+	err := row.Scan(&a.ID, &a.OrganizationID, &created,
+		&a.Name, &typ, &a.Description, &a.Location, &a.OptimizerOrgID,
+		&a.ChargeEfficiency, &a.DischargeEfficiency, &a.Country, &tso,
+		&a.MaxPosRampRateMWPerSec, &a.MinNegRampRateMWPerSec, &a.UsableEnergyCapacityMWh, &a.UsablePowerCapacityMW,
+		&a.AFRRPrequalifiedPosMW, &a.AFRRPrequalifiedNegMW, &a.FCRPrequalifiedMW,
+		&a.TSOPoolID, &a.IOAMiddle, &a.Latitude, &a.Longitude,
+		&a.DisablePQCapacityCheck, &a.StrictValidation, &a.TSOConnected, &a.FCREnabled, &a.AFRREnabled,
+		&a.WholesaleEnabled, &a.ControlEnabled, &a.PVActive,
+		&a.GridConnectionPowerMW, &a.BESSPriority, &a.GridImportAllowed, &a.BESSControlEnabled, &a.PVControlEnabled,
+		&integration, &status, &a.OperationalStatusReason, &maintenance, &updated,
+		&a.OptimizerOrgName)
+	if err != nil {
+		return assets.Asset{}, err
+	}
+	if a.Type, err = assets.ParseAssetType(typ); err != nil {
+		return assets.Asset{}, err
+	}
+	if a.OperationalStatus, err = assets.ParseOperationalStatus(status); err != nil {
+		return assets.Asset{}, err
+	}
+	if tso != nil {
+		t, err := assets.ParseTSO(*tso)
+		if err != nil {
+			return assets.Asset{}, err
+		}
+		a.TSO = &t
+	}
+	if integration != nil {
+		t, err := assets.ParseIntegrationType(*integration)
+		if err != nil {
+			return assets.Asset{}, err
+		}
+		a.IntegrationType = &t
+	}
+	a.CreatedAt, a.UpdatedAt = sqlutil.FromMicros(created), sqlutil.FromMicros(updated)
+	a.MaintenanceUntil = sqlutil.FromNullMicros(maintenance)
+	return a, nil
+}
+
+func assetNotFound(id string) error { return errs.NotFoundf("asset %q not found", id) }
+
+func (s *assetStore) List(ctx context.Context, v auth.Visibility) ([]assets.Asset, error) {
+	rows, err := s.db.r.QueryContext(ctx, assetSelect+visibleAsset+" ORDER BY a.asset_id", v.All, v.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []assets.Asset{}
+	for rows.Next() {
+		a, err := scanAsset(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, a)
+	}
+	return list, rows.Err()
+}
+
+func (s *assetStore) Get(ctx context.Context, v auth.Visibility, id string) (assets.Asset, error) {
+	stmt, err := s.getStatement(ctx)
+	if err != nil {
+		return assets.Asset{}, err
+	}
+	a, err := scanAsset(stmt.QueryRowContext(ctx, v.All, v.OrganizationID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return assets.Asset{}, assetNotFound(id)
+	}
+	return a, err
+}
+
+func (s *assetStore) getStatement(ctx context.Context) (*sql.Stmt, error) {
+	if stmt := s.get.Load(); stmt != nil {
+		return stmt, nil
+	}
+	stmt, err := s.db.r.PrepareContext(ctx, assetSelect+visibleAsset+" AND a.asset_id = ?")
+	if err != nil {
+		return nil, err
+	}
+	if !s.get.CompareAndSwap(nil, stmt) {
+		stmt.Close()
+		return s.get.Load(), nil
+	}
+	return stmt, nil
+}
+
+// currentAsset reads a visible asset inside a write transaction, which
+// holds the database's write lock until it ends.
+func currentAsset(ctx context.Context, tx *sql.Tx, v auth.Visibility, id string) (assets.Asset, error) {
+	a, err := scanAsset(tx.QueryRowContext(ctx, assetSelect+visibleAsset+" AND a.asset_id = ?", v.All, v.OrganizationID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return assets.Asset{}, assetNotFound(id)
+	}
+	return a, err
+}
+
+// organizationName returns the name of a registered organisation and
+// whether it is registered.
+func organizationName(ctx context.Context, tx *sql.Tx, id string) (string, bool, error) {
+	var name string
+	err := tx.QueryRowContext(ctx, `SELECT name FROM organizations WHERE organization_id = ?`, id).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return name, err == nil, err
+}
+
+// optimizerName fills in the name of the asset's optimizer organisation
+// and reports an unregistered one in v.
+func optimizerName(ctx context.Context, tx *sql.Tx, a *assets.Asset, v *errs.Validation) error {
+	a.OptimizerOrgName = nil
+	if a.OptimizerOrgID == nil {
+		return nil
+	}
+	name, ok, err := organizationName(ctx, tx, *a.OptimizerOrgID)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		v.Add("body.optimizer_org_id", "is not a registered organisation", *a.OptimizerOrgID)
+	default:
+		a.OptimizerOrgName = &name
+	}
+	return nil
+}
+
+func (s *assetStore) Create(ctx context.Context, a assets.Asset) (assets.Asset, error) {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		var v errs.Validation
+		_, known, err := organizationName(ctx, tx, a.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if !known {
+			v.Add("body.organisation_id", "is not a registered organisation", a.OrganizationID)
+		}
+		if err := optimizerName(ctx, tx, &a, &v); err != nil {
+			return err
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		args := append([]any{a.ID, a.OrganizationID, sqlutil.Micros(a.CreatedAt)}, assetValues(a)...)
+		if _, err := tx.ExecContext(ctx, assetInsert, args...); err != nil {
+			if isUniqueViolation(err) {
+				return errs.Conflictf("asset_exists", "asset id %q is taken (ids of deleted assets are never reused)", a.ID)
+			}
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return assets.Asset{}, err
+	}
+	return a, nil
+}
+
+func (s *assetStore) Update(ctx context.Context, v auth.Visibility, id string, change func(assets.Asset) (assets.Asset, bool, error)) (assets.Asset, error) {
+	var out assets.Asset
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := currentAsset(ctx, tx, v, id)
+		if err != nil {
+			return err
+		}
+		next, changed, err := change(cur)
+		if err != nil {
+			return err
+		}
+		if !changed {
+			out = cur
+			return nil
+		}
+		var inv errs.Validation
+		if err := optimizerName(ctx, tx, &next, &inv); err != nil {
+			return err
+		}
+		if err := inv.Err(); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, assetUpdate, append(assetValues(next), id)...); err != nil {
+			return err
+		}
+		out = next
+		return nil
+	})
+	return out, err
+}
+
+// Delete holds the single write connection while check runs, which keeps
+// every other writer out, but no transaction: check may read through the
+// read pool, which an open write transaction would block on an in-memory
+// database.
+func (s *assetStore) Delete(ctx context.Context, v auth.Visibility, id string, at time.Time, check func(context.Context, assets.Asset) error) error {
+	conn, err := s.db.w.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	cur, err := scanAsset(conn.QueryRowContext(ctx, assetSelect+visibleAsset+" AND a.asset_id = ?", v.All, v.OrganizationID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return assetNotFound(id)
+	}
+	if err != nil {
+		return err
+	}
+	if err := check(ctx, cur); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, `UPDATE assets SET deleted_at = ?, updated_at = ? WHERE asset_id = ?`,
+		sqlutil.Micros(at), sqlutil.Micros(at), id)
+	return err
+}

@@ -1,0 +1,224 @@
+package assets
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"atcp/internal/errs"
+)
+
+var (
+	created = time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC)
+	later   = time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
+)
+
+func decodeUpdate(t *testing.T, body string) Update {
+	t.Helper()
+	var u Update
+	if err := json.Unmarshal([]byte(body), &u); err != nil {
+		t.Fatalf("decode %s: %v", body, err)
+	}
+	return u
+}
+
+func TestOptionalAndNullableDecoding(t *testing.T) {
+	u := decodeUpdate(t, `{"asset_name": "n", "description": null, "asset_type": null, "latitude": 1.5}`)
+	if !u.AssetName.Present || u.AssetName.Null || u.AssetName.Value != "n" {
+		t.Fatalf("asset_name %+v", u.AssetName)
+	}
+	if !u.Description.Present || !u.Description.Null {
+		t.Fatalf("description %+v", u.Description)
+	}
+	if !u.AssetType.Present || !u.AssetType.Null {
+		t.Fatalf("asset_type %+v", u.AssetType)
+	}
+	if !u.Latitude.Present || u.Latitude.Null || u.Latitude.Value != 1.5 {
+		t.Fatalf("latitude %+v", u.Latitude)
+	}
+	if u.Location.Present || u.Longitude.Present {
+		t.Fatal("absent fields marked present")
+	}
+	var bad Update
+	if err := json.Unmarshal([]byte(`{"latitude": "north"}`), &bad); err == nil {
+		t.Fatal("a string decoded as a number")
+	}
+}
+
+func TestApply(t *testing.T) {
+	base := func() Asset {
+		a := validAsset()
+		a.CreatedAt, a.UpdatedAt = created, created
+		a.OptimizerOrgName = ptr("Optico GmbH")
+		return a
+	}
+	cases := []struct {
+		name  string
+		start func(a *Asset) // adjusts the stored asset; nil keeps base
+		body  string
+		want  func(a *Asset) // expected changes; nil with no errors means unchanged
+		errs  []string       // offending locations
+	}{
+		{name: "empty body changes nothing", body: `{}`},
+		{name: "same values change nothing", body: `{"asset_name": "Battery one", "asset_id": "bess-1", "organisation_id": "acme"}`},
+		{name: "one field", body: `{"asset_name": "Renamed"}`, want: func(a *Asset) { a.Name = "Renamed" }},
+		{name: "several fields", body: `{"location": "Halle", "fcr_enabled": true, "tso": "TNNT", "ioa_middle": 3}`,
+			want: func(a *Asset) { a.Location, a.FCREnabled, a.TSO, a.IOAMiddle = "Halle", true, ptr(TSOTenneT), ptr(3) }},
+		{name: "null clears nullable fields", body: `{"description": null, "optimizer_org_id": null, "latitude": null, "longitude": null,
+			"usable_power_capacity_mw": null, "maintenance_until": null, "asset_integration_type": null, "tso_pool_id": null}`,
+			want: func(a *Asset) {
+				a.Description, a.OptimizerOrgID, a.OptimizerOrgName, a.Latitude, a.Longitude = nil, nil, nil, nil, nil
+				a.UsablePowerCapacityMW, a.MaintenanceUntil, a.IntegrationType, a.TSOPoolID = nil, nil, nil, nil
+			}},
+		{name: "null on non-nullable fields", body: `{"asset_name": null, "asset_type": null, "location": null, "tso_connected": null,
+			"fcr_prequalified_capacity_mw": null, "asset_operational_status": null, "strict_validation": null}`,
+			errs: []string{"body.asset_name", "body.asset_type", "body.location", "body.fcr_prequalified_capacity_mw",
+				"body.strict_validation", "body.tso_connected", "body.asset_operational_status"}},
+		{name: "asset_id differs", body: `{"asset_id": "other"}`, errs: []string{"body.asset_id"}},
+		{name: "asset_id null", body: `{"asset_id": null}`, errs: []string{"body.asset_id"}},
+		{name: "organisation_id differs", body: `{"organisation_id": "beta"}`, errs: []string{"body.organisation_id"}},
+		{name: "organisation_id null", body: `{"organisation_id": null}`, errs: []string{"body.organisation_id"}},
+		{name: "optimizer changed drops the old name", body: `{"optimizer_org_id": "beta"}`,
+			want: func(a *Asset) { a.OptimizerOrgID, a.OptimizerOrgName = ptr("beta"), nil }},
+		{name: "usable power lowered below a prequalified capacity", body: `{"usable_power_capacity_mw": 9}`,
+			errs: []string{"body.afrr_prequalified_capacity_pos_mw"}},
+		{name: "usable power and prequalified lowered together", body: `{"usable_power_capacity_mw": 4, "afrr_prequalified_capacity_pos_mw": 4,
+			"afrr_prequalified_capacity_neg_mw": 4, "fcr_prequalified_capacity_mw": 0}`,
+			want: func(a *Asset) {
+				a.UsablePowerCapacityMW, a.AFRRPrequalifiedPosMW, a.AFRRPrequalifiedNegMW, a.FCRPrequalifiedMW = ptr(4.0), 4, 4, 0
+			}},
+		{name: "prequalified raised above usable power", body: `{"fcr_prequalified_capacity_mw": 10.5}`, errs: []string{"body.fcr_prequalified_capacity_mw"}},
+		{name: "clearing usable power lifts the bound", body: `{"usable_power_capacity_mw": null, "fcr_prequalified_capacity_mw": 50}`,
+			want: func(a *Asset) { a.UsablePowerCapacityMW, a.FCRPrequalifiedMW = nil, 50 }},
+		{name: "clearing one coordinate", body: `{"latitude": null}`, errs: []string{"body.latitude"}},
+		{name: "every error named", body: `{"asset_name": "", "charge_efficiency": 0, "country": "de", "asset_id": "x", "location": null}`,
+			errs: []string{"body.asset_id", "body.location", "body.asset_name", "body.charge_efficiency", "body.country"}},
+
+		{name: "grid_import_zero sets the inverse", body: `{"grid_import_zero": true}`, want: func(a *Asset) { a.GridImportAllowed = ptr(false) }},
+		{name: "grid_import_zero false allows", body: `{"grid_import_zero": false}`, want: func(a *Asset) { a.GridImportAllowed = ptr(true) }},
+		{name: "grid_import_zero null clears", start: func(a *Asset) { a.GridImportAllowed = ptr(true) }, body: `{"grid_import_zero": null}`,
+			want: func(a *Asset) { a.GridImportAllowed = nil }},
+		{name: "both aliases agreeing", body: `{"grid_import_allowed": false, "grid_import_zero": true}`,
+			want: func(a *Asset) { a.GridImportAllowed = ptr(false) }},
+		{name: "both aliases null", start: func(a *Asset) { a.GridImportAllowed = ptr(true) }, body: `{"grid_import_allowed": null, "grid_import_zero": null}`,
+			want: func(a *Asset) { a.GridImportAllowed = nil }},
+		{name: "aliases contradicting", body: `{"grid_import_allowed": true, "grid_import_zero": true}`, errs: []string{"body.grid_import_zero"}},
+		{name: "aliases contradicting on null", body: `{"grid_import_allowed": null, "grid_import_zero": false}`, errs: []string{"body.grid_import_zero"}},
+
+		{name: "becoming green co-located forbids grid import", body: `{"asset_type": "green_colocation"}`,
+			want: func(a *Asset) { a.Type, a.GridImportAllowed = GreenColocation, ptr(false) }},
+		{name: "green with grid import allowed already set", start: func(a *Asset) { a.GridImportAllowed = ptr(true) },
+			body: `{"asset_type": "green_colocation"}`, errs: []string{"body.grid_import_allowed"}},
+		{name: "green asset asked to import", start: func(a *Asset) { a.Type, a.GridImportAllowed = GreenColocation, ptr(false) },
+			body: `{"grid_import_zero": false}`, errs: []string{"body.grid_import_allowed"}},
+		{name: "green asset cleared stays without import", start: func(a *Asset) { a.Type, a.GridImportAllowed = GreenColocation, ptr(false) },
+			body: `{"grid_import_allowed": null}`},
+
+		{name: "poc export limit accepted, not kept", body: `{"poc_export_limit_mw": 8}`},
+		{name: "poc export limit null", body: `{"poc_export_limit_mw": null}`},
+		{name: "poc export limit negative", body: `{"poc_export_limit_mw": -1}`, errs: []string{"body.poc_export_limit_mw"}},
+
+		{name: "maintenance until normalised", body: `{"maintenance_until": "2026-03-01T02:00:00.1234567+02:00", "asset_operational_status": "maintenance"}`,
+			want: func(a *Asset) {
+				a.MaintenanceUntil, a.OperationalStatus = ptr(time.Date(2026, 3, 1, 0, 0, 0, 123456000, time.UTC)), Maintenance
+			}},
+		{name: "same instant in another zone changes nothing", body: `{"maintenance_until": "2026-03-01T01:00:00+01:00"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cur := base()
+			if c.start != nil {
+				c.start(&cur)
+			}
+			got, changed, err := decodeUpdate(t, c.body).Apply(cur, later)
+			if changed != (c.want != nil) {
+				t.Fatalf("changed = %v", changed)
+			}
+			if locs := locations(t, err); !slices.Equal(locs, c.errs) && len(locs)+len(c.errs) > 0 {
+				t.Fatalf("offending fields %v, want %v (%v)", locs, c.errs, err)
+			}
+			if err != nil {
+				if !reflect.DeepEqual(got, cur) {
+					t.Fatal("a refused update returned a changed asset")
+				}
+				return
+			}
+			want := cur
+			if c.want != nil {
+				c.want(&want)
+				want.UpdatedAt = later
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("merged\n%+v\nwant\n%+v", got, want)
+			}
+		})
+	}
+}
+
+func TestCreate(t *testing.T) {
+	a, err := decodeUpdate(t, `{"asset_id": "g1", "asset_name": "Green", "asset_type": "green_colocation",
+		"location": "Husum", "organisation_id": "acme", "poc_export_limit_mw": 3}`).Create(later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := NewAsset("g1", "acme", "Green", "Husum", GreenColocation)
+	want.CreatedAt, want.UpdatedAt = later, later
+	if !reflect.DeepEqual(a, want) {
+		t.Fatalf("created\n%+v\nwant\n%+v", a, want)
+	}
+
+	cases := []struct {
+		name string
+		body string
+		errs []string
+	}{
+		{"required fields missing", `{"description": "x"}`,
+			[]string{"body.asset_id", "body.asset_name", "body.asset_type", "body.location", "body.organisation_id"}},
+		{"required field null", `{"asset_id": null, "asset_name": "n", "asset_type": "standalone", "location": "l", "organisation_id": "acme"}`,
+			[]string{"body.asset_id"}},
+		{"null on a defaulted field", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l", "organisation_id": "acme",
+			"tso_connected": null}`, []string{"body.tso_connected"}},
+		{"green asking for grid import", `{"asset_id": "a", "asset_name": "n", "asset_type": "green_colocation", "location": "l",
+			"organisation_id": "acme", "grid_import_allowed": true}`, []string{"body.grid_import_allowed"}},
+		{"contradicting aliases", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l",
+			"organisation_id": "acme", "grid_import_allowed": true, "grid_import_zero": true}`, []string{"body.grid_import_zero"}},
+		{"prequalified above usable", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l",
+			"organisation_id": "acme", "usable_power_capacity_mw": 5, "afrr_prequalified_capacity_neg_mw": 6}`,
+			[]string{"body.afrr_prequalified_capacity_neg_mw"}},
+		{"bad id", `{"asset_id": "a:b", "asset_name": "n", "asset_type": "standalone", "location": "l", "organisation_id": "acme"}`,
+			[]string{"body.asset_id"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := decodeUpdate(t, c.body).Create(later)
+			if locs := locations(t, err); !slices.Equal(locs, c.errs) {
+				t.Fatalf("offending fields %v, want %v (%v)", locs, c.errs, err)
+			}
+		})
+	}
+}
+
+func TestApplyIsIdempotent(t *testing.T) {
+	cur := validAsset()
+	cur.CreatedAt, cur.UpdatedAt = created, created
+	u := decodeUpdate(t, `{"asset_name": "Renamed", "grid_import_zero": true, "latitude": 50, "longitude": 10}`)
+	once, changed, err := u.Apply(cur, later)
+	if err != nil || !changed {
+		t.Fatal(changed, err)
+	}
+	twice, changed, err := u.Apply(once, later.Add(time.Hour))
+	if err != nil || changed || !reflect.DeepEqual(once, twice) {
+		t.Fatalf("second application changed the asset: %+v, %v", twice, err)
+	}
+	// A change is a change even when the clock has not moved.
+	if _, changed, _ := decodeUpdate(t, `{"asset_name": "Again"}`).Apply(once, later); !changed {
+		t.Fatal("a change at the same instant was not reported")
+	}
+	var e *errs.Error
+	if _, _, err := decodeUpdate(t, `{"asset_name": null}`).Apply(cur, later); !errors.As(err, &e) || e.Code != "validation_failed" {
+		t.Fatalf("null name: %v", err)
+	}
+}
