@@ -64,6 +64,10 @@ func TestErrorsAndAuth(t *testing.T) {
 	if errsList, _ := p["errors"].([]any); len(errsList) != 2 {
 		t.Fatalf("want both fields named: %v", p)
 	}
+	p = h.Do("POST", "/v1/echo", write, map[string]any{}).Expect(t, 422, "validation_failed").Map(t)
+	if loc := p["errors"].([]any)[0].(map[string]any)["location"]; loc != "body.name" {
+		t.Fatalf("missing field reported at %v", loc)
+	}
 	h.Do("POST", "/v1/echo", write, map[string]any{"name": "conflict"}).Expect(t, 409, "already_there")
 	r = h.Do("POST", "/v1/echo", write, map[string]any{"name": "bug"}).Expect(t, 500, "internal_error")
 	if strings.Contains(string(r.Body), "deadline") {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -144,12 +145,24 @@ func problemFor(ctx context.Context, status int, msg string, errList ...error) *
 		}
 		var d huma.ErrorDetailer
 		if errors.As(err, &d) {
-			p.Errors = append(p.Errors, d.ErrorDetail())
+			p.Errors = append(p.Errors, locateRequired(d.ErrorDetail()))
 		} else {
 			p.Errors = append(p.Errors, &huma.ErrorDetail{Message: err.Error()})
 		}
 	}
 	return p
+}
+
+// huma reports a missing required property at its parent ("body"); naming
+// the property itself lets clients point at the field, as for every other
+// validation error.
+var requiredProperty = regexp.MustCompile(`^expected required property (\S+) to be present$`)
+
+func locateRequired(d *huma.ErrorDetail) *huma.ErrorDetail {
+	if m := requiredProperty.FindStringSubmatch(d.Message); m != nil && d.Location != "" {
+		return &huma.ErrorDetail{Location: d.Location + "." + m[1], Message: d.Message, Value: d.Value}
+	}
+	return d
 }
 
 func init() {

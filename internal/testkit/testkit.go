@@ -167,7 +167,9 @@ func (h *Harness) TokenFor(org string, scopes ...auth.Scope) string {
 }
 
 // AdminToken mints a platform-administrator token holding every scope.
-func (h *Harness) AdminToken() string { return h.TokenFor(auth.PlatformOrganization, auth.AllScopes...) }
+func (h *Harness) AdminToken() string {
+	return h.TokenFor(auth.PlatformOrganization, auth.AllScopes...)
+}
 
 // Response is what a request got back.
 type Response struct {

@@ -73,6 +73,7 @@ func documentOAuth(s *httpapi.Server) {
 	}
 
 	doc.AddOperation(&huma.Operation{
+		Security:    public,
 		OperationID: "oauthToken", Method: http.MethodPost, Path: tokenPath, Tags: []string{tagOAuth},
 		Summary: "Get tokens",
 		Description: "Integrations exchange their client id and secret (client_secret_basic or client_secret_post) for an access token " +
@@ -101,6 +102,7 @@ func documentOAuth(s *httpapi.Server) {
 		query("nonce", false, "Returned in the ID token."),
 	}
 	doc.AddOperation(&huma.Operation{
+		Security:    public,
 		OperationID: "oauthAuthorizePage", Method: http.MethodGet, Path: authorizePath, Tags: []string{tagOAuth},
 		Summary: "Sign-in page",
 		Description: "Shows the sign-in page of the authorization code flow with PKCE for the console. " +
@@ -115,6 +117,7 @@ func documentOAuth(s *httpapi.Server) {
 		},
 	})
 	doc.AddOperation(&huma.Operation{
+		Security:    public,
 		OperationID: "oauthAuthorizeSignIn", Method: http.MethodPost, Path: authorizePath, Tags: []string{tagOAuth},
 		Summary: "Sign in",
 		Description: "The sign-in page posts the authorization request with email and password. On success 303 to redirect_uri " +
@@ -130,6 +133,7 @@ func documentOAuth(s *httpapi.Server) {
 		},
 	})
 	doc.AddOperation(&huma.Operation{
+		Security:    public,
 		OperationID: "openidConfiguration", Method: http.MethodGet, Path: discoveryPath, Tags: []string{tagOAuth},
 		Summary:     "OpenID Connect discovery",
 		Description: "The OpenID Provider Metadata: issuer, endpoints, supported grants, methods and scopes.",
@@ -139,6 +143,7 @@ func documentOAuth(s *httpapi.Server) {
 		},
 	})
 	doc.AddOperation(&huma.Operation{
+		Security:    public,
 		OperationID: "jwks", Method: http.MethodGet, Path: jwksPath, Tags: []string{tagOAuth},
 		Summary:     "Token signing keys",
 		Description: "The public keys (JWKS) that verify access and ID tokens; cacheable for 300 s.",
@@ -148,3 +153,7 @@ func documentOAuth(s *httpapi.Server) {
 		},
 	})
 }
+
+// public is the security requirement of the endpoints that need no token:
+// an empty list, which OpenAPI reads as "no authentication".
+var public = []map[string][]string{}

@@ -1,0 +1,158 @@
+// Package app wires atcp together: it opens the store, anchors the clock,
+// loads the signing key, builds every area's service, registers every
+// endpoint, bootstraps the configured credentials and the demonstration
+// environment, and serves until told to stop.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"atcp/internal/assets"
+	"atcp/internal/assets/assetshttp"
+	"atcp/internal/auth"
+	"atcp/internal/clock"
+	"atcp/internal/config"
+	"atcp/internal/httpapi"
+	"atcp/internal/identity"
+	"atcp/internal/identity/identityhttp"
+	"atcp/internal/store"
+)
+
+// Version is the build's version, set with -ldflags "-X atcp/internal/app.Version=...".
+var Version = "dev"
+
+// App is a configured, migrated server ready to serve.
+type App struct {
+	Config    config.Config
+	Log       *slog.Logger
+	Store     store.Backend
+	Clock     clock.Clock
+	Tokens    *auth.Tokens
+	Server    *httpapi.Server
+	Directory *identity.Directory
+	Clients   *identity.Clients
+	Assets    *assets.Service
+
+	listener net.Listener
+	baseURL  string
+	notices  io.Writer
+}
+
+// New opens the store, migrates it and builds the server on a listener
+// bound to cfg.Addr (so that port 0 is resolved before the base URL, the
+// token issuer, is fixed). Generated bootstrap credentials are printed to
+// notices.
+func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Writer) (_ *App, err error) {
+	a := &App{Config: cfg, Log: log, notices: notices}
+	a.listener, err = net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	a.baseURL = cfg.BaseURL
+	if a.baseURL == "" {
+		a.baseURL = "http://" + a.listener.Addr().String()
+	}
+
+	a.Store, err = store.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if err = a.Store.Migrate(ctx); err != nil {
+		return nil, fmt.Errorf("migrate %s store: %w", a.Store.Name(), err)
+	}
+	if a.Clock, err = startClock(ctx, cfg, a.Store); err != nil {
+		return nil, err
+	}
+	if a.Tokens, err = auth.NewTokens(ctx, a.Store, a.baseURL, a.Clock); err != nil {
+		return nil, err
+	}
+
+	a.Server = httpapi.New(httpapi.Options{Version: Version, BaseURL: a.baseURL, Tokens: a.Tokens, Logger: log, RateLimit: cfg.RateLimit})
+	a.Server.AddReadiness("store", a.Store.Ping)
+
+	a.Directory = identity.NewDirectory(a.Store.Directory(), a.Clock, a.baseURL)
+	a.Clients = identity.NewClients(a.Store.Clients(), a.Clock)
+	oauth := identity.NewOAuth(a.Store.Clients(), a.Store.Directory(), a.Tokens, a.Clock)
+	a.Assets = assets.NewService(a.Store.Assets(), a.Clock)
+
+	identityhttp.RegisterOAuth(a.Server, oauth)
+	identityhttp.RegisterDirectory(a.Server, a.Directory)
+	identityhttp.RegisterClients(a.Server, a.Clients)
+	assetshttp.Register(a.Server, a.Assets)
+
+	if err = a.bootstrap(ctx); err != nil {
+		return nil, fmt.Errorf("bootstrap: %w", err)
+	}
+	return a, nil
+}
+
+// BaseURL is the public base URL, also the token issuer.
+func (a *App) BaseURL() string { return a.baseURL }
+
+// Run serves until ctx is cancelled, then shuts down gracefully: it stops
+// accepting, lets requests in flight finish within the shutdown timeout and
+// closes the store.
+func (a *App) Run(ctx context.Context) error {
+	srv := &http.Server{
+		Handler:           a.Server,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(a.listener) }()
+	a.Log.Info("serving", "addr", a.listener.Addr().String(), "base_url", a.baseURL, "store", a.Store.Name(),
+		"clock", a.Clock.Now().Format(time.RFC3339), "version", Version)
+
+	select {
+	case err := <-served:
+		a.Close()
+		return err
+	case <-ctx.Done():
+	}
+	a.Log.Info("shutting down", "timeout", a.Config.ShutdownTimeout.String())
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(shutdownCtx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		a.Log.Warn("requests still in flight at the shutdown deadline were cut off")
+		err = srv.Close()
+	}
+	if srvErr := <-served; srvErr != nil && !errors.Is(srvErr, http.ErrServerClosed) && err == nil {
+		err = srvErr
+	}
+	if cerr := a.Store.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	a.Log.Info("stopped")
+	return err
+}
+
+// Close releases the listener and the store without serving; Run closes
+// them itself.
+func (a *App) Close() {
+	if a.listener != nil {
+		a.listener.Close()
+	}
+	if a.Store != nil {
+		a.Store.Close()
+	}
+}
+
+// Addr is the address the server listens on.
+func (a *App) Addr() string { return a.listener.Addr().String() }

@@ -1,0 +1,234 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"atcp/internal/app"
+	"atcp/internal/config"
+	"atcp/internal/testkit"
+)
+
+const (
+	bootstrapClient = "bench-admin"
+	bootstrapSecret = "bench-secret-0123456789abcdef"
+)
+
+func testConfig(tb testing.TB, databaseURL, dataDir string) config.Config {
+	cfg, err := config.Parse("serve", []string{"--addr", "127.0.0.1:0", "--rate-limit", "0", "--shutdown-timeout", "5s"},
+		func(string) (string, bool) { return "", false }, io.Discard)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg.DatabaseURL, cfg.DataDir = databaseURL, dataDir
+	return cfg
+}
+
+// serve runs a with cancellation at cleanup and returns its base URL.
+func serve(tb testing.TB, a *app.App) string {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Errorf("run: %v", err)
+		}
+	})
+	return a.BaseURL()
+}
+
+// startApp serves a demo-mode app with a known bootstrap integration.
+func startApp(tb testing.TB, databaseURL string) string {
+	cfg := testConfig(tb, databaseURL, tb.TempDir())
+	cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
+	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return serve(tb, a)
+}
+
+func freshPostgresSchema(tb testing.TB) string { return testkit.PostgresSchemaURL(tb) }
+
+// databases lists the stores the whole-server tests run on.
+func databases(t *testing.T) map[string]func(t *testing.T) string {
+	m := map[string]func(t *testing.T) string{
+		"sqlite": func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "atcp.db") },
+	}
+	if testkit.PostgresURL() != "" {
+		m["postgres"] = func(t *testing.T) string { return testkit.PostgresSchemaURL(t) }
+	}
+	return m
+}
+
+// TestQuickStart follows the README: a first start in demo mode prints
+// generated credentials, and the printed curl example works.
+func TestQuickStart(t *testing.T) {
+	for name, dbURL := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			dataDir := t.TempDir()
+			cfg := testConfig(t, dbURL(t), dataDir)
+			a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := serve(t, a)
+
+			path := filepath.Join(dataDir, "bootstrap-credentials.txt")
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Mode().Perm() != 0o600 {
+				t.Fatalf("credentials file mode %v", fi.Mode().Perm())
+			}
+			text, _ := os.ReadFile(path)
+			id := regexp.MustCompile(`client_id=(\S+)`).FindSubmatch(text)
+			secret := regexp.MustCompile(`client_secret=(\S+)`).FindSubmatch(text)
+			if id == nil || secret == nil || !strings.Contains(string(text), base+"/oauth2/token") {
+				t.Fatalf("credentials text lacks the example: %s", text)
+			}
+
+			// curl -u id:secret -d grant_type=client_credentials .../oauth2/token
+			req, _ := http.NewRequest(http.MethodPost, base+"/oauth2/token", strings.NewReader("grant_type=client_credentials"))
+			req.SetBasicAuth(string(id[1]), string(secret[1]))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			var tok struct {
+				AccessToken string `json:"access_token"`
+				ExpiresIn   int    `json:"expires_in"`
+			}
+			getJSON(t, req, http.StatusOK, &tok)
+			if tok.AccessToken == "" || tok.ExpiresIn != 3600 {
+				t.Fatalf("token response %+v", tok)
+			}
+
+			req, _ = http.NewRequest(http.MethodGet, base+"/v1/assets", nil)
+			req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+			var list struct {
+				Assets []map[string]any `json:"assets"`
+			}
+			getJSON(t, req, http.StatusOK, &list)
+			var demo map[string]any
+			for _, asset := range list.Assets {
+				if asset["asset_id"] == "demo-bess" {
+					demo = asset
+				}
+			}
+			want := map[string]any{
+				"organisation_id": "demo", "usable_power_capacity_mw": 10.0, "usable_energy_capacity_mwh": 20.0,
+				"afrr_prequalified_capacity_neg_mw": 10.0, "afrr_prequalified_capacity_pos_mw": 0.0,
+				"fcr_prequalified_capacity_mw": 0.0, "afrr_enabled": true, "control_enabled": true, "asset_type": "standalone",
+			}
+			for k, v := range want {
+				if demo == nil || demo[k] != v {
+					t.Fatalf("demo-bess %s = %v, want %v (asset %v)", k, demo[k], v, demo)
+				}
+			}
+		})
+	}
+}
+
+func getJSON(t *testing.T, req *http.Request, status int, v any) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != status {
+		t.Fatalf("%s %s: %d %s", req.Method, req.URL, resp.StatusCode, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("decode %s: %v", body, err)
+	}
+}
+
+// TestRestartContinues: a second start on the same data keeps the
+// credentials (not regenerated), the signing key (old tokens stay valid)
+// and the clock's timeline.
+func TestRestartContinues(t *testing.T) {
+	dataDir := t.TempDir()
+	dbURL := "sqlite://" + filepath.Join(dataDir, "atcp.db")
+	cfg := testConfig(t, dbURL, dataDir)
+	cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
+	cfg.ClockSpeed = 3600
+	cfg.BaseURL = "http://atcp.test" // the issuer must not change with the free port
+
+	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstNow := a.Clock.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	tok := fetchToken(t, "http://"+a.Addr())
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	b, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.Clock.Now().After(firstNow) {
+		t.Fatalf("clock went back on restart: %v then %v", firstNow, b.Clock.Now())
+	}
+	if b.Clock.Now().Sub(app.DemoStart) > 24*time.Hour {
+		t.Fatalf("clock ran away: %v", b.Clock.Now())
+	}
+	serve(t, b)
+	req, _ := http.NewRequest(http.MethodGet, "http://"+b.Addr()+"/v1/assets/demo-bess", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	var asset map[string]any
+	getJSON(t, req, http.StatusOK, &asset)
+}
+
+func fetchToken(t *testing.T, base string) string {
+	t.Helper()
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {bootstrapClient}, "client_secret": {bootstrapSecret}}
+	req, _ := http.NewRequest(http.MethodPost, base+"/oauth2/token", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	getJSON(t, req, http.StatusOK, &tok)
+	return tok.AccessToken
+}
+
+// TestEveryOperationDeclaresItsAccess: every operation of the OpenAPI
+// document has a security requirement (public endpoints an empty one).
+func TestEveryOperationDeclaresItsAccess(t *testing.T) {
+	base := startApp(t, "sqlite::memory:")
+	req, _ := http.NewRequest(http.MethodGet, base+"/openapi.json", nil)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string           `json:"operationId"`
+			Security    []map[string]any `json:"security"`
+		} `json:"paths"`
+	}
+	getJSON(t, req, http.StatusOK, &doc)
+	if len(doc.Paths) < 15 {
+		t.Fatalf("only %d paths documented", len(doc.Paths))
+	}
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			if op.Security == nil {
+				t.Errorf("%s %s (%s) declares no security", strings.ToUpper(method), path, op.OperationID)
+			}
+		}
+	}
+}

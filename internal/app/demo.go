@@ -1,0 +1,55 @@
+package app
+
+import (
+	"context"
+
+	"atcp/internal/assets"
+)
+
+// The demonstration environment (contract section 6).
+const (
+	DemoOrganization = "demo"
+	DemoAssetID      = "demo-bess"
+)
+
+// seedDemo creates the demonstration organisation and its simulated
+// battery if they do not exist; an existing demo asset is left as the
+// users changed it.
+func (a *App) seedDemo(ctx context.Context) error {
+	if err := a.Directory.EnsureOrganization(ctx, DemoOrganization, "Demonstration organisation"); err != nil {
+		return err
+	}
+	return a.Assets.EnsureAsset(ctx, demoAsset())
+}
+
+// demoAsset is a standalone battery of 10 MW and 20 MWh in the 50Hertz
+// zone, prequalified for negative aFRR only.
+func demoAsset() assets.Asset {
+	a := assets.NewAsset(DemoAssetID, DemoOrganization, "Demo BESS", "Brandenburg, Germany", assets.Standalone)
+	desc := "Simulated battery of the demonstration environment: it replays the market days 2026-02-01 and 2026-02-02."
+	country := "DE"
+	tso := assets.TSO50Hertz
+	integration := assets.FullControl
+	a.Description = &desc
+	a.Country = &country
+	a.TSO = &tso
+	a.UsablePowerCapacityMW = ptr(10.0)
+	a.UsableEnergyCapacityMWh = ptr(20.0)
+	a.GridConnectionPowerMW = ptr(10.0)
+	a.ChargeEfficiency = ptr(0.95)
+	a.DischargeEfficiency = ptr(0.95)
+	a.MaxPosRampRateMWPerSec = ptr(2.0)
+	a.MinNegRampRateMWPerSec = ptr(2.0)
+	a.Latitude = ptr(52.41)
+	a.Longitude = ptr(13.07)
+	a.AFRRPrequalifiedNegMW = 10
+	a.AFRRPrequalifiedPosMW = 0
+	a.FCRPrequalifiedMW = 0
+	a.AFRREnabled = true
+	a.ControlEnabled = true
+	a.IntegrationType = &integration
+	a.OperationalStatus = assets.Live
+	return a
+}
+
+func ptr[T any](v T) *T { return &v }
