@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"atcp/internal/app"
 	"atcp/internal/config"
@@ -66,7 +67,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "atcp: invalid settings:\n%v\n", err)
 		return 2
 	}
-	log := newLogger(stderr, cfg.LogLevel)
+	logOut := newLogWriter(stderr, 200*time.Millisecond)
+	defer logOut.Close()
+	log := newLogger(logOut, isTerminal(stderr), cfg.LogLevel)
 	slog.SetDefault(log)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -101,13 +104,20 @@ func migrate(ctx context.Context, cfg config.Config, log *slog.Logger) int {
 	return 0
 }
 
-// newLogger logs JSON, or text when standard error is a terminal.
-func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+// newLogger logs JSON, or text for a person at a terminal.
+func newLogger(w io.Writer, terminal bool, level slog.Level) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: level}
-	if f, ok := w.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return slog.New(slog.NewTextHandler(w, opts))
-		}
+	if terminal {
+		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"atcp/internal/assets"
@@ -114,6 +115,15 @@ func (a *App) Run(ctx context.Context) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
 	}
+	// Background work runs until the server has stopped serving.
+	workCtx, stopWork := context.WithCancel(context.Background())
+	var workers sync.WaitGroup
+	workers.Go(func() { a.Assets.Watch(workCtx) })
+	defer func() {
+		stopWork()
+		workers.Wait()
+	}()
+
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(a.listener) }()
 	a.Log.Info("serving", "addr", a.listener.Addr().String(), "base_url", a.baseURL, "store", a.Store.Name(),
@@ -121,6 +131,8 @@ func (a *App) Run(ctx context.Context) error {
 
 	select {
 	case err := <-served:
+		stopWork()
+		workers.Wait()
 		a.Close()
 		return err
 	case <-ctx.Done():
@@ -136,6 +148,8 @@ func (a *App) Run(ctx context.Context) error {
 	if srvErr := <-served; srvErr != nil && !errors.Is(srvErr, http.ErrServerClosed) && err == nil {
 		err = srvErr
 	}
+	stopWork()
+	workers.Wait()
 	if cerr := a.Store.Close(); cerr != nil && err == nil {
 		err = cerr
 	}

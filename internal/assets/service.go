@@ -23,6 +23,8 @@ type DeletionGuard interface {
 type Service struct {
 	store Store
 	clk   clock.Clock
+	cache *readCache
+	feed  ChangeFeed
 
 	mu     sync.RWMutex
 	guards []DeletionGuard
@@ -32,9 +34,29 @@ type Service struct {
 	deleting sync.Mutex
 }
 
-// NewService returns the registry on store.
+// NewService returns the registry on store. When the store is shared
+// with other instances it must implement ChangeFeed, and Watch must run
+// for reads to be cached; a store that does not (embedded SQLite, used by
+// one process) has its reads cached from the start.
 func NewService(store Store, clk clock.Clock) *Service {
-	return &Service{store: store, clk: clk}
+	feed, shared := store.(ChangeFeed)
+	return &Service{store: store, clk: clk, feed: feed, cache: newReadCache(!shared)}
+}
+
+// CachingReads reports whether reads are served from the cache: always
+// for an unshared store, and for a shared one while its feed is connected.
+func (s *Service) CachingReads() bool { return s.cache.enabled.Load() }
+
+// Watch follows the changes other instances commit until ctx ends, so
+// that cached reads stay current; it returns at once for an unshared store.
+func (s *Service) Watch(ctx context.Context) {
+	if s.feed == nil {
+		return
+	}
+	s.feed.WatchAssetChanges(ctx,
+		func() { s.cache.setEnabled(true) },
+		s.cache.invalidate,
+		func() { s.cache.setEnabled(false) })
 }
 
 // AddDeletionGuard makes every later deletion consult g.
@@ -56,7 +78,24 @@ func (s *Service) Get(ctx context.Context, v auth.Visibility, assetID string) (A
 	if !ValidID(assetID) {
 		return Asset{}, notFound(assetID)
 	}
-	return s.store.Get(ctx, v, assetID)
+	if a, ok := s.cache.get(assetID); ok {
+		if !v.Allows(a.OrganizationID) {
+			return Asset{}, notFound(assetID)
+		}
+		return a, nil
+	}
+	gen := s.cache.generation.Load()
+	// Read with full visibility so the cached copy serves every caller;
+	// the caller's visibility is applied here.
+	a, err := s.store.Get(ctx, auth.Visibility{All: true}, assetID)
+	if err != nil {
+		return Asset{}, err
+	}
+	s.cache.put(a, gen)
+	if !v.Allows(a.OrganizationID) {
+		return Asset{}, notFound(assetID)
+	}
+	return a, nil
 }
 
 // Create registers a new asset from a create request. A caller that does
@@ -70,6 +109,7 @@ func (s *Service) Create(ctx context.Context, v auth.Visibility, u Update) (Asse
 	if err != nil {
 		return Asset{}, err
 	}
+	defer s.cache.invalidate(a.ID)
 	return s.store.Create(ctx, a)
 }
 
@@ -86,6 +126,7 @@ func (s *Service) EnsureAsset(ctx context.Context, a Asset) error {
 	}
 	now := s.clk.Now()
 	a.CreatedAt, a.UpdatedAt, a.OptimizerOrgName = now, now, nil
+	defer s.cache.invalidate(a.ID)
 	if _, err := s.store.Create(ctx, a); err != nil && !errs.Is(err, errs.Conflict) {
 		return err
 	}
@@ -98,6 +139,7 @@ func (s *Service) Update(ctx context.Context, v auth.Visibility, assetID string,
 		return Asset{}, notFound(assetID)
 	}
 	now := s.clk.Now()
+	defer s.cache.invalidate(assetID)
 	return s.store.Update(ctx, v, assetID, func(cur Asset) (Asset, bool, error) { return u.Apply(cur, now) })
 }
 
@@ -114,6 +156,7 @@ func (s *Service) Delete(ctx context.Context, v auth.Visibility, assetID string)
 	s.mu.RUnlock()
 	s.deleting.Lock()
 	defer s.deleting.Unlock()
+	defer s.cache.invalidate(assetID)
 	now := s.clk.Now()
 	return s.store.Delete(ctx, v, assetID, now, func(ctx context.Context, a Asset) error {
 		if a.OperationalStatus == Live {

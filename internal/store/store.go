@@ -44,21 +44,41 @@ var (
 // for a throw-away in-memory database, and empty for dataDir/atcp.db.
 // It does not migrate.
 func Open(ctx context.Context, databaseURL, dataDir string) (Backend, error) {
+	b, err := open(ctx, databaseURL, dataDir)
+	if err != nil {
+		// Never a typed nil inside a non-nil interface.
+		return nil, err
+	}
+	return b, nil
+}
+
+func open(ctx context.Context, databaseURL, dataDir string) (Backend, error) {
 	switch {
 	case databaseURL == "":
-		return sqlite.Open(ctx, filepath.Join(dataDir, "atcp.db"))
+		return sqliteBackend(sqlite.Open(ctx, filepath.Join(dataDir, "atcp.db")))
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
-		return postgres.Open(ctx, databaseURL)
+		db, err := postgres.Open(ctx, databaseURL)
+		if err != nil {
+			return nil, err
+		}
+		return db, nil
 	case databaseURL == "sqlite::memory:" || databaseURL == "sqlite://:memory:":
-		return sqlite.Open(ctx, ":memory:")
+		return sqliteBackend(sqlite.Open(ctx, ":memory:"))
 	case strings.HasPrefix(databaseURL, "sqlite://"):
 		path := strings.TrimPrefix(databaseURL, "sqlite://")
 		if path == "" {
 			return nil, fmt.Errorf("database url %q names no file", databaseURL)
 		}
-		return sqlite.Open(ctx, path)
+		return sqliteBackend(sqlite.Open(ctx, path))
 	case strings.HasPrefix(databaseURL, "sqlite:"):
-		return sqlite.Open(ctx, strings.TrimPrefix(databaseURL, "sqlite:"))
+		return sqliteBackend(sqlite.Open(ctx, strings.TrimPrefix(databaseURL, "sqlite:")))
 	}
 	return nil, fmt.Errorf("database url %q: want postgres://..., sqlite:///path/file.db, or sqlite::memory: for a throw-away store", databaseURL)
+}
+
+func sqliteBackend(db *sqlite.DB, err error) (Backend, error) {
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
 }

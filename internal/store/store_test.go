@@ -68,4 +68,8 @@ func TestOpenRejectsUnknownURL(t *testing.T) {
 	if _, err := store.Open(context.Background(), "mysql://x", ""); err == nil {
 		t.Fatal("mysql url accepted")
 	}
+	// A failed open returns a nil interface, not a typed nil.
+	if b, err := store.Open(context.Background(), "sqlite:///dev/null/nope/atcp.db", ""); err == nil || b != nil {
+		t.Fatalf("open of an impossible path: %v, %v", b, err)
+	}
 }

@@ -203,7 +203,7 @@ func (s assetStore) Create(ctx context.Context, a assets.Asset) (assets.Asset, e
 			}
 			return err
 		}
-		return nil
+		return notifyAssetChanged(ctx, tx, a.ID)
 	})
 	if err != nil {
 		return assets.Asset{}, err
@@ -237,7 +237,7 @@ func (s assetStore) Update(ctx context.Context, v auth.Visibility, id string, ch
 			return err
 		}
 		out = next
-		return nil
+		return notifyAssetChanged(ctx, tx, id)
 	})
 	return out, err
 }
@@ -251,7 +251,9 @@ func (s assetStore) Delete(ctx context.Context, v auth.Visibility, id string, at
 		if err := check(ctx, cur); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `UPDATE assets SET deleted_at = $2, updated_at = $2 WHERE asset_id = $1`, id, at)
-		return err
+		if _, err = tx.Exec(ctx, `UPDATE assets SET deleted_at = $2, updated_at = $2 WHERE asset_id = $1`, id, at); err != nil {
+			return err
+		}
+		return notifyAssetChanged(ctx, tx, id)
 	})
 }

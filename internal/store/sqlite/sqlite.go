@@ -51,7 +51,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
-		base = "file:" + (&url.URL{Path: path}).EscapedPath() + "?"
+		base = "file:" + (&url.URL{Path: filepath.Clean(path)}).EscapedPath() + "?"
 	}
 	pragmas := "&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	if !memory {
