@@ -60,6 +60,12 @@ func VerifySecret(secret, encoded string) bool {
 	if err != nil {
 		return false
 	}
+	// argon2 panics on zero threads or key length, and a stored hash with
+	// absurd costs must not stall the server: such a hash matches nothing.
+	if threads < 1 || passes < 1 || passes > 16 || memory < 8*uint32(threads) || memory > 1<<20 ||
+		len(salt) < 8 || len(want) < 16 {
+		return false
+	}
 	got := argon2.IDKey([]byte(secret), salt, passes, memory, threads, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1
 }
