@@ -26,90 +26,36 @@ type assetStore struct {
 	get atomic.Pointer[sql.Stmt]
 }
 
-// assetMutable lists the columns an update rewrites, in the order of
-// assetValues.
-var assetMutable = []string{
-	"asset_name", "asset_type", "description", "location", "optimizer_org_id",
-	"charge_efficiency", "discharge_efficiency", "country", "tso",
-	"max_pos_ramp_rate_mw_per_sec", "min_neg_ramp_rate_mw_per_sec", "usable_energy_capacity_mwh", "usable_power_capacity_mw",
-	"afrr_prequalified_capacity_pos_mw", "afrr_prequalified_capacity_neg_mw", "fcr_prequalified_capacity_mw",
-	"tso_pool_id", "ioa_middle", "latitude", "longitude",
-	"disable_pq_capacity_check", "strict_validation", "tso_connected", "fcr_enabled", "afrr_enabled",
-	"wholesale_enabled", "control_enabled", "pv_active",
-	"grid_connection_power_mw", "bess_priority", "grid_import_allowed", "bess_control_enabled", "pv_control_enabled",
-	"asset_integration_type", "asset_operational_status", "operational_status_reason", "maintenance_until", "updated_at",
-}
-
 var (
-	assetSelect = "SELECT a.asset_id, a.organization_id, a.created_at, a." + strings.Join(assetMutable, ", a.") +
+	assetSelect = "SELECT a.asset_id, a.organization_id, a.created_at, a." + strings.Join(sqlutil.AssetMutable, ", a.") +
 		", o.name FROM assets a LEFT JOIN organizations o ON o.organization_id = a.optimizer_org_id"
-	assetInsert = "INSERT INTO assets (asset_id, organization_id, created_at, " + strings.Join(assetMutable, ", ") +
-		") VALUES (?" + strings.Repeat(", ?", 2+len(assetMutable)) + ")"
-	assetUpdate = "UPDATE assets SET (" + strings.Join(assetMutable, ", ") + ") = (?" +
-		strings.Repeat(", ?", len(assetMutable)-1) + ") WHERE asset_id = ?"
+	assetInsert = "INSERT INTO assets (asset_id, organization_id, created_at, " + strings.Join(sqlutil.AssetMutable, ", ") +
+		") VALUES (?" + strings.Repeat(", ?", 2+len(sqlutil.AssetMutable)) + ")"
+	assetUpdate = "UPDATE assets SET (" + strings.Join(sqlutil.AssetMutable, ", ") + ") = (?" +
+		strings.Repeat(", ?", len(sqlutil.AssetMutable)-1) + ") WHERE asset_id = ?"
 )
 
 // visibleAsset filters by the caller's visibility (all, organisation) and
 // hides deleted assets.
 const visibleAsset = " WHERE a.deleted_at IS NULL AND (? OR a.organization_id = ?)"
 
-// assetValues returns the values of the assetMutable columns.
+// assetValues returns the values of the sqlutil.AssetMutable columns.
 func assetValues(a assets.Asset) []any {
-	return []any{
-		a.Name, string(a.Type), a.Description, a.Location, a.OptimizerOrgID,
-		a.ChargeEfficiency, a.DischargeEfficiency, a.Country, (*string)(a.TSO),
-		a.MaxPosRampRateMWPerSec, a.MinNegRampRateMWPerSec, a.UsableEnergyCapacityMWh, a.UsablePowerCapacityMW,
-		a.AFRRPrequalifiedPosMW, a.AFRRPrequalifiedNegMW, a.FCRPrequalifiedMW,
-		a.TSOPoolID, a.IOAMiddle, a.Latitude, a.Longitude,
-		a.DisablePQCapacityCheck, a.StrictValidation, a.TSOConnected, a.FCREnabled, a.AFRREnabled,
-		a.WholesaleEnabled, a.ControlEnabled, a.PVActive,
-		a.GridConnectionPowerMW, a.BESSPriority, a.GridImportAllowed, a.BESSControlEnabled, a.PVControlEnabled,
-		(*string)(a.IntegrationType), string(a.OperationalStatus), a.OperationalStatusReason,
-		sqlutil.NullMicros(a.MaintenanceUntil), sqlutil.Micros(a.UpdatedAt),
-	}
+	return sqlutil.AssetValues(a, sqlutil.NullMicros(a.MaintenanceUntil), sqlutil.Micros(a.UpdatedAt))
 }
 
 type assetRow interface{ Scan(dest ...any) error }
 
 func scanAsset(row assetRow) (assets.Asset, error) {
 	var a assets.Asset
-	var typ, status string
-	var tso, integration *string
+	var r sqlutil.AssetRow
 	var created, updated int64
 	var maintenance *int64
-	err := row.Scan(&a.ID, &a.OrganizationID, &created,
-		&a.Name, &typ, &a.Description, &a.Location, &a.OptimizerOrgID,
-		&a.ChargeEfficiency, &a.DischargeEfficiency, &a.Country, &tso,
-		&a.MaxPosRampRateMWPerSec, &a.MinNegRampRateMWPerSec, &a.UsableEnergyCapacityMWh, &a.UsablePowerCapacityMW,
-		&a.AFRRPrequalifiedPosMW, &a.AFRRPrequalifiedNegMW, &a.FCRPrequalifiedMW,
-		&a.TSOPoolID, &a.IOAMiddle, &a.Latitude, &a.Longitude,
-		&a.DisablePQCapacityCheck, &a.StrictValidation, &a.TSOConnected, &a.FCREnabled, &a.AFRREnabled,
-		&a.WholesaleEnabled, &a.ControlEnabled, &a.PVActive,
-		&a.GridConnectionPowerMW, &a.BESSPriority, &a.GridImportAllowed, &a.BESSControlEnabled, &a.PVControlEnabled,
-		&integration, &status, &a.OperationalStatusReason, &maintenance, &updated,
-		&a.OptimizerOrgName)
-	if err != nil {
+	if err := row.Scan(r.Targets(&a, &created, &maintenance, &updated)...); err != nil {
 		return assets.Asset{}, err
 	}
-	if a.Type, err = assets.ParseAssetType(typ); err != nil {
+	if err := r.Finish(&a); err != nil {
 		return assets.Asset{}, err
-	}
-	if a.OperationalStatus, err = assets.ParseOperationalStatus(status); err != nil {
-		return assets.Asset{}, err
-	}
-	if tso != nil {
-		t, err := assets.ParseTSO(*tso)
-		if err != nil {
-			return assets.Asset{}, err
-		}
-		a.TSO = &t
-	}
-	if integration != nil {
-		t, err := assets.ParseIntegrationType(*integration)
-		if err != nil {
-			return assets.Asset{}, err
-		}
-		a.IntegrationType = &t
 	}
 	a.CreatedAt, a.UpdatedAt = sqlutil.FromMicros(created), sqlutil.FromMicros(updated)
 	a.MaintenanceUntil = sqlutil.FromNullMicros(maintenance)
