@@ -15,10 +15,10 @@ import (
 	"atcp/internal/identity"
 )
 
-//go:embed templates/set_password*.html
+//go:embed templates/set_password*.html templates/layout.html
 var setPasswordFS embed.FS
 
-var setPasswordTemplates = template.Must(template.ParseFS(setPasswordFS, "templates/set_password*.html"))
+var setPasswordTemplates = template.Must(template.ParseFS(setPasswordFS, "templates/set_password*.html", "templates/layout.html"))
 
 // setPasswordFormLimit bounds the form body: three short fields.
 const setPasswordFormLimit = 64 << 10

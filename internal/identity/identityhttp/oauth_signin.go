@@ -14,10 +14,10 @@ import (
 	"atcp/internal/identity"
 )
 
-//go:embed templates/signin*.html
+//go:embed templates/signin*.html templates/layout.html
 var signinFS embed.FS
 
-var signinTemplates = template.Must(template.ParseFS(signinFS, "templates/signin*.html"))
+var signinTemplates = template.Must(template.ParseFS(signinFS, "templates/signin*.html", "templates/layout.html"))
 
 type hiddenField struct{ Name, Value string }
 
