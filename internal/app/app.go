@@ -23,6 +23,8 @@ import (
 	"atcp/internal/httpapi"
 	"atcp/internal/identity"
 	"atcp/internal/identity/identityhttp"
+	"atcp/internal/markets/afrr"
+	"atcp/internal/markets/afrr/afrrhttp"
 	"atcp/internal/store"
 )
 
@@ -40,6 +42,7 @@ type App struct {
 	Directory *identity.Directory
 	Clients   *identity.Clients
 	Assets    *assets.Service
+	Backup    *afrr.BackupService
 
 	listener net.Listener
 	baseURL  string
@@ -87,11 +90,13 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Clients = identity.NewClients(a.Store.Clients(), a.Clock)
 	oauth := identity.NewOAuth(a.Store.Clients(), a.Store.Directory(), a.Tokens, a.Clock)
 	a.Assets = assets.NewService(a.Store.Assets(), a.Clock)
+	a.Backup = afrr.NewBackupService(a.Store.BackupMarket(), a.Assets, a.Clock)
 
 	identityhttp.RegisterOAuth(a.Server, oauth)
 	identityhttp.RegisterDirectory(a.Server, a.Directory)
 	identityhttp.RegisterClients(a.Server, a.Clients)
 	assetshttp.Register(a.Server, a.Assets)
+	afrrhttp.RegisterBackup(a.Server, a.Backup)
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)

@@ -14,6 +14,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/clock"
 	"atcp/internal/identity"
+	"atcp/internal/markets/afrr"
 	"atcp/internal/store/postgres"
 	"atcp/internal/store/sqlite"
 )
@@ -32,6 +33,7 @@ type Backend interface {
 	Directory() identity.DirectoryStore
 	Clients() identity.ClientStore
 	Assets() assets.Store
+	BackupMarket() afrr.BackupStore
 }
 
 var (
