@@ -17,6 +17,7 @@ import (
 	"atcp/internal/markets/afrr"
 	"atcp/internal/store/postgres"
 	"atcp/internal/store/sqlite"
+	"atcp/internal/worker"
 )
 
 // Backend is an open store.
@@ -34,6 +35,7 @@ type Backend interface {
 	Clients() identity.ClientStore
 	Assets() assets.Store
 	BackupMarket() afrr.BackupStore
+	Leases() worker.LeaseStore
 }
 
 var (

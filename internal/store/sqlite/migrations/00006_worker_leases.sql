@@ -1,0 +1,14 @@
+-- +goose Up
+-- Background-job leases: the instance named in holder runs the job until
+-- expires_at (platform-clock time) unless it renews. A platform table, not
+-- organisation data: jobs act for every organisation. Instants are INTEGER
+-- microseconds since the Unix epoch (UTC).
+CREATE TABLE worker_leases (
+    job         TEXT PRIMARY KEY,
+    holder      TEXT NOT NULL,
+    acquired_at INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL
+) STRICT;
+
+-- +goose Down
+DROP TABLE worker_leases;
