@@ -25,6 +25,9 @@ import (
 	"atcp/internal/identity/identityhttp"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/afrr/afrrhttp"
+	"atcp/internal/markets/bids"
+	"atcp/internal/markets/fcr"
+	"atcp/internal/markets/fcr/fcrhttp"
 	"atcp/internal/store"
 )
 
@@ -43,6 +46,7 @@ type App struct {
 	Clients   *identity.Clients
 	Assets    *assets.Service
 	Backup    *afrr.BackupService
+	FCR       *fcr.Service
 
 	listener net.Listener
 	baseURL  string
@@ -90,6 +94,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Clients = identity.NewClients(a.Store.Clients(), a.Clock)
 	oauth := identity.NewOAuth(a.Store.Clients(), a.Store.Directory(), a.Tokens, a.Clock)
 	a.Assets = assets.NewService(a.Store.Assets(), a.Clock)
+	a.Assets.AddDeletionGuard(bids.DeletionGuard{Store: a.Store.Bids()})
+	a.FCR = fcr.NewService(a.Assets, a.Store.Bids(), a.Clock, fcr.Config{})
 	a.Backup = afrr.NewBackupService(a.Store.BackupMarket(), a.Assets, a.Clock)
 
 	identityhttp.RegisterOAuth(a.Server, oauth)
@@ -97,6 +103,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	identityhttp.RegisterClients(a.Server, a.Clients)
 	assetshttp.Register(a.Server, a.Assets)
 	afrrhttp.RegisterBackup(a.Server, a.Backup)
+	fcrhttp.Register(a.Server, a.FCR)
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)

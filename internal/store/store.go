@@ -15,6 +15,7 @@ import (
 	"atcp/internal/clock"
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
+	"atcp/internal/markets/bids"
 	"atcp/internal/store/postgres"
 	"atcp/internal/store/sqlite"
 	"atcp/internal/worker"
@@ -34,6 +35,7 @@ type Backend interface {
 	Directory() identity.DirectoryStore
 	Clients() identity.ClientStore
 	Assets() assets.Store
+	Bids() bids.Store
 	BackupMarket() afrr.BackupStore
 	Leases() worker.LeaseStore
 }

@@ -1,0 +1,82 @@
+// Package bidshttp holds the wire types the market HTTP packages (fcrhttp,
+// and later aFRR) share: prices in and out, and the last_edit_attempt
+// object.
+package bidshttp
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"atcp/internal/markets/bids"
+)
+
+// PriceIn is a price field of a request: a JSON number or a string
+// holding one, at most two decimals.
+type PriceIn struct{ bids.PriceInput }
+
+// UnmarshalJSON keeps the raw value for the engine to parse.
+func (p *PriceIn) UnmarshalJSON(b []byte) error { return p.PriceInput.UnmarshalJSON(b) }
+
+// Schema admits a number or a string.
+func (PriceIn) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{
+		OneOf:       []*huma.Schema{{Type: huma.TypeNumber}, {Type: huma.TypeString, MaxLength: ptr(32)}},
+		Description: "A number or a string holding one (for example 12.5 or \"12.50\"), at most 2 decimals.",
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Price is a price of a response: a JSON number with at most two decimals.
+type Price bids.Price
+
+// MarshalJSON writes the exact decimal as a number.
+func (p Price) MarshalJSON() ([]byte, error) { return bids.Price(p).MarshalJSON() }
+
+// Schema is a number.
+func (Price) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: huma.TypeNumber, Description: "EUR, at most 2 decimals."}
+}
+
+// PricePtr converts an optional price.
+func PricePtr(p *bids.Price) *Price {
+	if p == nil {
+		return nil
+	}
+	v := Price(*p)
+	return &v
+}
+
+// RequestedValues are the values a late edit asks for.
+type RequestedValues struct {
+	OfferedPowerMW float64 `json:"offered_power_mw"`
+	CapacityPrice  *Price  `json:"capacity_price_eur_per_mw,omitempty"`
+	EnergyPrice    *Price  `json:"energy_price_eur_per_mwh,omitempty"`
+}
+
+// EditAttempt is last_edit_attempt.
+type EditAttempt struct {
+	EditType        string          `json:"edit_type" doc:"MODIFY."`
+	Status          string          `json:"status" enum:"PENDING_RESYNC,FAILED_LATE_EDIT,APPLIED" doc:"PENDING_RESYNC until forwarded; APPLIED once the market took the values (the bid then shows them); FAILED_LATE_EDIT when the gate closed first (the original bid stays)."`
+	AttemptedAt     time.Time       `json:"attempted_at"`
+	RequestedValues RequestedValues `json:"requested_values"`
+	FailureReason   *string         `json:"failure_reason"`
+	FailureDetail   *string         `json:"failure_detail"`
+}
+
+// Edit converts a last edit attempt.
+func Edit(e *bids.EditAttempt) *EditAttempt {
+	if e == nil {
+		return nil
+	}
+	return &EditAttempt{
+		EditType: e.EditType, Status: e.Status, AttemptedAt: e.AttemptedAt,
+		RequestedValues: RequestedValues{OfferedPowerMW: e.RequestedValues.OfferedMW,
+			CapacityPrice: PricePtr(e.RequestedValues.CapacityPrice), EnergyPrice: PricePtr(e.RequestedValues.EnergyPrice)},
+		FailureReason: e.FailureReason, FailureDetail: e.FailureDetail,
+	}
+}
+
+var _ json.Marshaler = Price(0)

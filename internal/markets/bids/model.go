@@ -1,0 +1,132 @@
+package bids
+
+import (
+	"time"
+
+	"atcp/internal/markets/calendar"
+)
+
+// Market names a market whose bids this engine keeps.
+type Market string
+
+// The markets.
+const (
+	FCR          Market = "fcr"
+	AFRRCapacity Market = "afrr_capacity"
+	AFRREnergy   Market = "afrr_energy"
+)
+
+// Product is the direction a bid serves: Sym for FCR (both directions at
+// once), Pos or Neg for aFRR.
+type Product string
+
+// The products.
+const (
+	Sym Product = "sym"
+	Pos Product = "pos"
+	Neg Product = "neg"
+)
+
+// Status is the lifecycle state of a bid (document 1, States and
+// transitions).
+type Status string
+
+// The bid statuses.
+const (
+	Pending    Status = "PENDING"
+	Submitted  Status = "SUBMITTED"
+	Successful Status = "SUCCESSFUL"
+	Rejected   Status = "REJECTED"
+	Failed     Status = "FAILED"
+	Cancelled  Status = "CANCELLED"
+	Fallback   Status = "FALLBACK"
+)
+
+// Committed reports whether a bid in status s counts against the
+// prequalified ceiling; REJECTED, FAILED and CANCELLED release it.
+func (s Status) Committed() bool {
+	return s == Pending || s == Submitted || s == Successful || s == Fallback
+}
+
+// Edit states of last_edit_attempt.
+const (
+	EditModify         = "MODIFY"
+	EditPendingResync  = "PENDING_RESYNC"
+	EditFailedLateEdit = "FAILED_LATE_EDIT"
+	// EditApplied is the outcome once forwarding succeeded (the spec does
+	// not show it): the bid row then carries the requested values.
+	EditApplied = "APPLIED"
+)
+
+// EditValues are the values a late edit asks the market to take.
+type EditValues struct {
+	OfferedMW     float64
+	CapacityPrice *Price
+	EnergyPrice   *Price
+}
+
+// EditAttempt is last_edit_attempt: a change of a SUBMITTED bid that is
+// forwarded to the market after the fact.
+type EditAttempt struct {
+	EditType        string
+	Status          string
+	AttemptedAt     time.Time
+	RequestedValues EditValues
+	FailureReason   *string
+	FailureDetail   *string
+}
+
+// Bid is one bid of any market.
+type Bid struct {
+	ID             string
+	OrganizationID string
+	AssetID        string
+	Market         Market
+	Product        Product
+	Start, End     time.Time // UTC, on quarter-hours
+	IdempotencyKey *string
+	CapacityPrice  *Price // EUR/MW; nil for aFRR energy bids
+	EnergyPrice    *Price // EUR/MWh; aFRR only
+	OfferedMW      float64
+	AwardedMW      *float64 // nil until cleared
+	Status         Status
+	LastEdit       *EditAttempt
+
+	// What clearing records.
+	SettlementPrice *Price
+	PriceSource     *string
+	SubmittedAt     *time.Time
+
+	CreatedAt, UpdatedAt time.Time
+}
+
+// Interval is the bid's delivery interval.
+func (b Bid) Interval() calendar.Interval { return calendar.Interval{Start: b.Start, End: b.End} }
+
+// CommittedMW is the power the bid holds against the ceiling: nothing when
+// released, the awarded power once SUCCESSFUL, otherwise the offered power.
+// A late edit waiting to be forwarded holds the larger of the market's and
+// the requested power, since either may end up in the market.
+func (b Bid) CommittedMW() float64 {
+	if !b.Status.Committed() {
+		return 0
+	}
+	if b.Status == Successful {
+		if b.AwardedMW == nil {
+			return b.OfferedMW
+		}
+		return *b.AwardedMW
+	}
+	p := b.OfferedMW
+	if b.LastEdit != nil && b.LastEdit.Status == EditPendingResync {
+		p = max(p, b.LastEdit.RequestedValues.OfferedMW)
+	}
+	return p
+}
+
+// sameScope reports whether b is in the idempotency scope of the other
+// bid: market, product, interval and key.
+func (b Bid) sameScope(o Bid) bool {
+	return b.IdempotencyKey != nil && o.IdempotencyKey != nil && *b.IdempotencyKey == *o.IdempotencyKey &&
+		b.Market == o.Market && b.Product == o.Product && b.Start.Equal(o.Start) && b.End.Equal(o.End)
+}

@@ -1,0 +1,89 @@
+package bids
+
+import (
+	"context"
+	"time"
+
+	"atcp/internal/assets"
+	"atcp/internal/auth"
+	"atcp/internal/markets/calendar"
+)
+
+// Store persists the bids of every market. API reads and writes are keyed
+// by asset and filtered by the caller's visibility in the query itself;
+// the clearing methods work on bid references (asset and bid id).
+type Store interface {
+	// Apply is one atomic read-decide-write on an asset's bids: it locks
+	// the asset (visible to v and not deleted, otherwise errs.NotFound)
+	// so that changes of the asset's bids apply one after the other,
+	// reads the bids of market on the asset that overlap window (every
+	// status), passes the locked asset and those bids to decide, and
+	// applies the changes decide returns. An error from decide, or from
+	// applying its changes, rolls everything back. A bid inserted into an
+	// idempotency scope that is taken is errs.Conflict
+	// "idempotency_key_in_use".
+	Apply(ctx context.Context, v auth.Visibility, assetID string, market Market, window calendar.Interval,
+		decide func(a assets.Asset, existing []Bid) (Changes, error)) error
+	// List returns the asset's bids of market matching f, ordered by
+	// start_time, product and created_at.
+	List(ctx context.Context, v auth.Visibility, assetID string, market Market, f Filter) ([]Bid, error)
+	// Get returns one bid of market on the asset, or errs.NotFound.
+	Get(ctx context.Context, v auth.Visibility, assetID string, market Market, id string) (Bid, error)
+
+	// DuePending returns up to limit PENDING bids of market starting
+	// before startBefore, oldest start first: the bids whose gate has
+	// passed or is about to, for the simulated market to submit or fail.
+	DuePending(ctx context.Context, market Market, startBefore time.Time, limit int) ([]Bid, error)
+	// MarkSubmitted moves PENDING bids to SUBMITTED (submitted_at at)
+	// and returns how many moved; bids in any other status are left.
+	MarkSubmitted(ctx context.Context, refs []Ref, at time.Time) (int, error)
+	// MarkFailed moves PENDING bids that never reached the market to
+	// FAILED and returns how many moved.
+	MarkFailed(ctx context.Context, refs []Ref, at time.Time) (int, error)
+	// RecordOutcomes stores auction outcomes of SUBMITTED bids (FALLBACK
+	// also from PENDING) and returns how many bids changed.
+	RecordOutcomes(ctx context.Context, outcomes []Outcome, at time.Time) (int, error)
+	// PendingEdits returns up to limit bids of market whose late edit
+	// waits to be forwarded (last_edit_attempt PENDING_RESYNC).
+	PendingEdits(ctx context.Context, market Market, limit int) ([]Bid, error)
+	// ResolveEdit settles a PENDING_RESYNC late edit: applied, the bid
+	// takes the requested values and the attempt becomes APPLIED;
+	// otherwise the attempt becomes FAILED_LATE_EDIT with reason and
+	// detail and the bid keeps its values. It returns errs.NotFound when
+	// the bid has no pending edit.
+	ResolveEdit(ctx context.Context, ref Ref, applied bool, reason, detail string, at time.Time) error
+	// CommittedAfter counts the asset's bids in committed statuses that
+	// end after t, per market; it reads without locking (deletion guard).
+	CommittedAfter(ctx context.Context, assetID string, t time.Time) (map[Market]int, error)
+}
+
+// Changes are what one Apply writes.
+type Changes struct {
+	Delete []string // ids of PENDING bids to delete
+	Update []Bid    // bids rewritten in full (status, values, last edit)
+	Insert []Bid
+}
+
+// Filter selects bids for List.
+type Filter struct {
+	// EndAfter keeps bids ending after it: the 30-day read horizon.
+	EndAfter time.Time
+	// Start and End, when set, keep bids overlapping [Start, End).
+	Start, End *time.Time
+	Product    *Product
+}
+
+// Ref names one bid.
+type Ref struct {
+	AssetID string
+	ID      string
+}
+
+// Outcome is the auction result of one bid.
+type Outcome struct {
+	Ref
+	Status          Status // SUCCESSFUL, REJECTED or FALLBACK
+	AwardedMW       *float64
+	SettlementPrice *Price
+	PriceSource     *string
+}

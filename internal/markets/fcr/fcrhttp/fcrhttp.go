@@ -1,0 +1,360 @@
+// Package fcrhttp serves the FCR market under
+// /v1/assets/{asset_id}/markets/fcr: bids (list, submit, delete by
+// interval, update, delete one), valid bid intervals and results.
+package fcrhttp
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"atcp/internal/auth"
+	"atcp/internal/errs"
+	"atcp/internal/httpapi"
+	"atcp/internal/markets/bids"
+	"atcp/internal/markets/bids/bidshttp"
+	"atcp/internal/markets/calendar"
+	"atcp/internal/markets/fcr"
+)
+
+// Bid is the FCR bid record of every response.
+type Bid struct {
+	ID              string                `json:"id" format:"uuid"`
+	IdempotencyKey  *string               `json:"idempotency_key"`
+	StartTime       time.Time             `json:"start_time"`
+	EndTime         time.Time             `json:"end_time"`
+	CapacityPrice   bidshttp.Price        `json:"capacity_price_eur_per_mw"`
+	OfferedPowerMW  float64               `json:"offered_power_mw"`
+	AwardedPowerMW  *float64              `json:"awarded_power_mw" doc:"Null until the auction cleared."`
+	Status          bids.Status           `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
+	LastEditAttempt *bidshttp.EditAttempt `json:"last_edit_attempt"`
+	CreatedAt       time.Time             `json:"created_at"`
+	UpdatedAt       time.Time             `json:"updated_at"`
+}
+
+func toBid(b bids.Bid) Bid {
+	var price bidshttp.Price
+	if b.CapacityPrice != nil {
+		price = bidshttp.Price(*b.CapacityPrice)
+	}
+	return Bid{
+		ID: b.ID, IdempotencyKey: b.IdempotencyKey, StartTime: b.Start, EndTime: b.End, CapacityPrice: price,
+		OfferedPowerMW: b.OfferedMW, AwardedPowerMW: b.AwardedMW, Status: b.Status,
+		LastEditAttempt: bidshttp.Edit(b.LastEdit), CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
+	}
+}
+
+func toBids(list []bids.Bid) []Bid {
+	out := make([]Bid, len(list))
+	for i, b := range list {
+		out[i] = toBid(b)
+	}
+	return out
+}
+
+// BidInput is one bid of a submission.
+type BidInput struct {
+	IdempotencyKey *string          `json:"idempotency_key,omitempty" minLength:"1" maxLength:"200" doc:"Retrying the same key for the same interval returns the stored bid unchanged."`
+	StartTime      time.Time        `json:"start_time" doc:"Start of a tender interval (UTC)."`
+	EndTime        time.Time        `json:"end_time" doc:"End of the same tender interval (UTC, exclusive)."`
+	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw"`
+	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1" doc:"Whole MW."`
+}
+
+// Scope is the replace_scope of a REPLACE.
+type Scope struct {
+	StartTime time.Time `json:"start_time"`
+	EndTime   time.Time `json:"end_time"`
+}
+
+// SubmitRequest is the body of POST bids.
+type SubmitRequest struct {
+	Bids         []BidInput `json:"bids" minItems:"1" maxItems:"500"`
+	Mode         bids.Mode  `json:"mode,omitempty" enum:"CREATE,REPLACE" doc:"CREATE (default) or REPLACE."`
+	ReplaceScope *Scope     `json:"replace_scope,omitempty" doc:"Required when mode is REPLACE: its PENDING bids are deleted first."`
+}
+
+// SubmitResponse is the 201 body of POST bids.
+type SubmitResponse struct {
+	Bids          []Bid    `json:"bids" nullable:"false" doc:"The bids of the request in its order; an idempotent retry shows the stored bid."`
+	CreatedCount  int      `json:"created_count"`
+	DeletedCount  int      `json:"deleted_count"`
+	DeletedBidIDs []string `json:"deleted_bid_ids" nullable:"false"`
+	Warnings      []string `json:"warnings" nullable:"false"`
+	UpdatedCount  int      `json:"updated_count" doc:"Always 0: a submission never changes a stored bid (retries return it unchanged)."`
+}
+
+// UpdateRequest is the body of PUT bids/{bid_id}.
+type UpdateRequest struct {
+	IdempotencyKey *string          `json:"idempotency_key,omitempty" minLength:"1" maxLength:"200" doc:"Overwrites the stored key; PENDING bids only."`
+	StartTime      time.Time        `json:"start_time"`
+	EndTime        time.Time        `json:"end_time"`
+	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw"`
+	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1"`
+}
+
+// BidsResponse is the body of GET bids.
+type BidsResponse struct {
+	Bids []Bid `json:"bids" nullable:"false"`
+}
+
+// UpdateResponse is the body of PUT bids/{bid_id}.
+type UpdateResponse struct {
+	Bids     []Bid    `json:"bids" nullable:"false" doc:"The bid as stored."`
+	Warnings []string `json:"warnings" nullable:"false" doc:"Set when past the recommended deadline."`
+}
+
+type updateOutput struct{ Body UpdateResponse }
+
+// DeleteResponse is the body of DELETE bids.
+type DeleteResponse struct {
+	DeletedCount  int      `json:"deleted_count"`
+	DeletedBidIDs []string `json:"deleted_bid_ids" nullable:"false"`
+}
+
+// ValidInterval is one tender interval of valid_bid_intervals.
+type ValidInterval struct {
+	StartTime           time.Time `json:"start_time"`
+	EndTime             time.Time `json:"end_time"`
+	DeliveryDay         string    `json:"delivery_day" doc:"Europe/Berlin delivery day."`
+	OpensAt             time.Time `json:"opens_at"`
+	RecommendedDeadline time.Time `json:"recommended_deadline"`
+	GateClosure         time.Time `json:"gate_closure"`
+	BiddingOpen         bool      `json:"bidding_open" doc:"Whether bids may be placed now."`
+}
+
+// ValidIntervalsResponse is the body of GET valid_bid_intervals.
+type ValidIntervalsResponse struct {
+	Intervals []ValidInterval `json:"intervals" nullable:"false"`
+}
+
+// Result is one bid's auction result.
+type Result struct {
+	BidID           string          `json:"bid_id" format:"uuid"`
+	StartTime       time.Time       `json:"start_time"`
+	EndTime         time.Time       `json:"end_time"`
+	OfferedPowerMW  float64         `json:"offered_power_mw"`
+	AwardedPowerMW  *float64        `json:"awarded_power_mw" doc:"Null until cleared."`
+	CapacityPrice   bidshttp.Price  `json:"capacity_price_eur_per_mw" doc:"The bid's price."`
+	SettlementPrice *bidshttp.Price `json:"settlement_price_eur_per_mw" doc:"The price the award is paid at; null until cleared."`
+	Status          bids.Status     `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
+	PriceSource     *string         `json:"price_source" doc:"Where the settlement price comes from; null until cleared."`
+}
+
+// ResultsResponse is the body of GET results.
+type ResultsResponse struct {
+	Results []Result `json:"results" nullable:"false"`
+}
+
+// Huma reads parameters only from a struct's own fields, so each input
+// spells out the ones it takes.
+
+type listInput struct {
+	AssetID   string    `path:"asset_id" doc:"The asset id."`
+	StartTime time.Time `query:"start_time" required:"false" doc:"Overlap filter: items ending after it."`
+	EndTime   time.Time `query:"end_time" required:"false" doc:"Overlap filter: items starting before it."`
+}
+
+// bounds are the optional overlap bounds of the query.
+func (q listInput) bounds() (start, end *time.Time) {
+	if !q.StartTime.IsZero() {
+		s := q.StartTime.UTC()
+		start = &s
+	}
+	if !q.EndTime.IsZero() {
+		e := q.EndTime.UTC()
+		end = &e
+	}
+	return start, end
+}
+
+type listOutput struct{ Body BidsResponse }
+
+type submitInput struct {
+	AssetID string `path:"asset_id" doc:"The asset id."`
+	Body    SubmitRequest
+}
+
+type submitOutput struct{ Body SubmitResponse }
+
+type deleteIntervalInput struct {
+	AssetID   string    `path:"asset_id" doc:"The asset id."`
+	StartTime time.Time `query:"start_time" required:"true" doc:"Exact start of the bids to delete."`
+	EndTime   time.Time `query:"end_time" required:"true" doc:"Exact end of the bids to delete."`
+}
+
+type deleteIntervalOutput struct{ Body DeleteResponse }
+
+type bidPath struct {
+	AssetID string `path:"asset_id" doc:"The asset id."`
+	BidID   string `path:"bid_id" doc:"The bid id (uuid)."`
+}
+
+type updateInput struct {
+	AssetID string `path:"asset_id" doc:"The asset id."`
+	BidID   string `path:"bid_id" doc:"The bid id (uuid)."`
+	Body    UpdateRequest
+}
+
+type validInput struct {
+	AssetID     string    `path:"asset_id" doc:"The asset id."`
+	DeliveryDay string    `query:"delivery_day" required:"false" doc:"A delivery day (YYYY-MM-DD, Europe/Berlin)."`
+	StartTime   time.Time `query:"start_time" required:"false" doc:"With end_time: the tender intervals overlapping [start_time, end_time)."`
+	EndTime     time.Time `query:"end_time" required:"false"`
+}
+
+type validOutput struct{ Body ValidIntervalsResponse }
+
+type resultsOutput struct{ Body ResultsResponse }
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Register adds the FCR endpoints to s.
+func Register(s *httpapi.Server, svc *fcr.Service) {
+	tags := []string{"FCR"}
+	base := "/v1/assets/{asset_id}/markets/fcr"
+	gates := " Bids open 11:00 Europe/Berlin at D-7; recommended deadline D-1 07:30, enforced gate D-1 08:00 (409 gate_closed after, 409 bidding_not_open before opening)."
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "list-fcr-bids", Method: http.MethodGet, Path: base + "/bids", Tags: tags,
+		Summary: "List FCR bids",
+		Description: "Bids of the asset overlapping [start_time, end_time) (either bound optional). " +
+			"Bids that ended more than 30 days ago are not returned.",
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *listInput) (*listOutput, error) {
+		start, end := in.bounds()
+		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &listOutput{Body: BidsResponse{Bids: toBids(list)}}, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "submit-fcr-bids", Method: http.MethodPost, Path: base + "/bids", Tags: tags, DefaultStatus: http.StatusCreated,
+		Summary: "Place FCR bids",
+		Description: "CREATE inserts the bids; REPLACE first deletes the PENDING bids fully inside replace_scope and every bid must lie inside it. " +
+			"Each interval must be a tender interval (422 with valid_intervals). Idempotency per bid: the same idempotency_key for the same interval returns the stored bid. " +
+			"Prices 0 to the market maximum (422 PRICE_OUT_OF_RANGE). The power of the request plus the committed power must stay within fcr_prequalified_capacity_mw " +
+			"in every 15-minute period (409 FCR_PREQUALIFIED_CAPACITY_EXCEEDED with periods). 409 market_not_enabled when fcr_enabled is false. " +
+			"A rejected request stores nothing." + gates,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *submitInput) (*submitOutput, error) {
+		sub := bids.Submission{Mode: in.Body.Mode, Bids: make([]bids.NewBid, len(in.Body.Bids))}
+		for i, b := range in.Body.Bids {
+			sub.Bids[i] = bids.NewBid{IdempotencyKey: b.IdempotencyKey, Start: b.StartTime, End: b.EndTime,
+				CapacityPrice: b.CapacityPrice.PriceInput, OfferedMW: b.OfferedPowerMW}
+		}
+		if sc := in.Body.ReplaceScope; sc != nil {
+			sub.Scope = &bids.ReplaceScope{Start: sc.StartTime, End: sc.EndTime}
+		}
+		res, err := svc.Submit(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, sub)
+		if err != nil {
+			return nil, err
+		}
+		return &submitOutput{Body: SubmitResponse{
+			Bids: toBids(res.Bids), CreatedCount: res.Created, DeletedCount: len(res.DeletedIDs),
+			DeletedBidIDs: nonNil(res.DeletedIDs), Warnings: nonNil(res.Warnings),
+		}}, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "delete-fcr-bids", Method: http.MethodDelete, Path: base + "/bids", Tags: tags,
+		Summary:     "Delete the FCR bids of an interval",
+		Description: "Deletes the PENDING bids whose start_time and end_time are exactly the ones given; bids in other statuses stay." + gates,
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *deleteIntervalInput) (*deleteIntervalOutput, error) {
+		ids, err := svc.DeleteInterval(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID,
+			calendar.Interval{Start: in.StartTime, End: in.EndTime}, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &deleteIntervalOutput{Body: DeleteResponse{DeletedCount: len(ids), DeletedBidIDs: nonNil(ids)}}, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "update-fcr-bid", Method: http.MethodPut, Path: base + "/bids/{bid_id}", Tags: tags,
+		Summary: "Change an FCR bid",
+		Description: "A PENDING bid changes in place (a changed interval must be a tender interval). A SUBMITTED bid keeps the values the market holds and " +
+			"records the change in last_edit_attempt (PENDING_RESYNC; APPLIED once forwarded, FAILED_LATE_EDIT if the gate closes first); " +
+			"only offered_power_mw and capacity_price_eur_per_mw may change (409 bid_not_pending otherwise, and for bids in any other status). " +
+			"409 market_not_enabled when fcr_enabled was switched off. " +
+			"Raising the power beyond the prequalified capacity gives 409 FCR_PREQUALIFIED_CAPACITY_EXCEEDED (the bid's own power is not counted)." + gates,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *updateInput) (*updateOutput, error) {
+		b, warn, err := svc.Update(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.BidID, bids.Change{
+			IdempotencyKey: in.Body.IdempotencyKey, Start: in.Body.StartTime, End: in.Body.EndTime,
+			CapacityPrice: in.Body.CapacityPrice.PriceInput, OfferedMW: in.Body.OfferedPowerMW,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &updateOutput{Body: UpdateResponse{Bids: []Bid{toBid(b)}, Warnings: nonNil(warn)}}, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "delete-fcr-bid", Method: http.MethodDelete, Path: base + "/bids/{bid_id}", Tags: tags, DefaultStatus: http.StatusNoContent,
+		Summary:     "Delete one FCR bid",
+		Description: "Deletes a PENDING bid. 409 bid_not_pending for a bid already submitted (or cleared); 404 for an unknown bid." + gates,
+		Errors:      []int{http.StatusNotFound, http.StatusConflict},
+	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *bidPath) (*struct{}, error) {
+		return nil, svc.Delete(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.BidID)
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "list-fcr-valid-bid-intervals", Method: http.MethodGet, Path: base + "/valid_bid_intervals", Tags: tags,
+		Summary: "List FCR tender intervals",
+		Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
+			"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open.",
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *validInput) (*validOutput, error) {
+		var q fcr.IntervalQuery
+		if in.DeliveryDay != "" {
+			d, err := calendar.ParseDay(in.DeliveryDay)
+			if err != nil {
+				return nil, errs.Invalidf("query.delivery_day", in.DeliveryDay, "%s", err.Error())
+			}
+			q.Day = &d
+		}
+		q.Start, q.End = listInput{StartTime: in.StartTime, EndTime: in.EndTime}.bounds()
+		list, err := svc.ValidIntervals(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, q)
+		if err != nil {
+			return nil, err
+		}
+		out := &validOutput{Body: ValidIntervalsResponse{Intervals: make([]ValidInterval, len(list))}}
+		for i, t := range list {
+			out.Body.Intervals[i] = ValidInterval{StartTime: t.Start, EndTime: t.End, DeliveryDay: t.DeliveryDay.String(),
+				OpensAt: t.Window.Opens, RecommendedDeadline: t.Window.Recommended, GateClosure: t.Window.Closes, BiddingOpen: t.Open}
+		}
+		return out, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "list-fcr-results", Method: http.MethodGet, Path: base + "/results", Tags: tags,
+		Summary: "List FCR auction results",
+		Description: "Per bid overlapping [start_time, end_time): offered and awarded power, bid and settlement price, status and price source. " +
+			"Bids not yet cleared appear with their current status and null award. Bids that ended more than 30 days ago are not returned.",
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *listInput) (*resultsOutput, error) {
+		start, end := in.bounds()
+		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, nil)
+		if err != nil {
+			return nil, err
+		}
+		out := &resultsOutput{Body: ResultsResponse{Results: make([]Result, len(list))}}
+		for i, b := range list {
+			wire := toBid(b)
+			out.Body.Results[i] = Result{BidID: b.ID, StartTime: b.Start, EndTime: b.End, OfferedPowerMW: b.OfferedMW,
+				AwardedPowerMW: b.AwardedMW, CapacityPrice: wire.CapacityPrice, SettlementPrice: bidshttp.PricePtr(b.SettlementPrice),
+				Status: b.Status, PriceSource: b.PriceSource}
+		}
+		return out, nil
+	})
+}

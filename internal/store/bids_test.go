@@ -1,0 +1,292 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"atcp/internal/assets"
+	"atcp/internal/clock"
+	"atcp/internal/errs"
+	"atcp/internal/markets/bids"
+	"atcp/internal/markets/calendar"
+	"atcp/internal/markets/fcr"
+	"atcp/internal/store"
+	"atcp/internal/testkit"
+)
+
+// FCR block 04:00-08:00 CET of delivery day 2026-02-02, open at testkit.Start.
+var (
+	bidBlock = calendar.Interval{Start: time.Date(2026, 2, 2, 3, 0, 0, 0, time.UTC), End: time.Date(2026, 2, 2, 7, 0, 0, 0, time.UTC)}
+	bidNext  = calendar.Interval{Start: bidBlock.End, End: bidBlock.End.Add(4 * time.Hour)}
+)
+
+// bidEnv registers acme's FCR asset bess (10 MW prequalified) and beta's.
+func bidEnv(t *testing.T, b store.Backend) (*assets.Service, *fcr.Service, *clock.Manual) {
+	t.Helper()
+	withAssetOrganizations(t, b)
+	clk := clock.NewManual(testkit.Start)
+	as := assets.NewService(b.Assets(), clk)
+	for id, org := range map[string]string{"bess": "acme", "bess-beta": "beta"} {
+		a := assets.NewAsset(id, org, id, "Kiel", assets.Standalone)
+		a.FCREnabled, a.FCRPrequalifiedMW = true, 10
+		if err := as.EnsureAsset(context.Background(), a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return as, fcr.NewService(as, b.Bids(), clk, fcr.Config{}), clk
+}
+
+func fcrBid(iv calendar.Interval, key string, mw float64) bids.NewBid {
+	nb := bids.NewBid{Start: iv.Start, End: iv.End, OfferedMW: mw, CapacityPrice: bids.PriceInput{Raw: []byte(`"10.25"`)}}
+	if key != "" {
+		nb.IdempotencyKey = &key
+	}
+	return nb
+}
+
+func isCode(err error, code string) bool {
+	var e *errs.Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+func TestBidStoreCeilingUnderConcurrency(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		_, svc, _ := bidEnv(t, b)
+		ctx := context.Background()
+		// 64 requests of 1 or 2 MW (96 MW together) against 10 MW.
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		accepted := 0.0
+		for i := range 64 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				mw := float64(1 + i%2)
+				_, err := svc.Submit(ctx, assetAcme, "bess", bids.Submission{Bids: []bids.NewBid{fcrBid(bidBlock, "", mw)}})
+				switch {
+				case err == nil:
+					mu.Lock()
+					accepted += mw
+					mu.Unlock()
+				case !isCode(err, "FCR_PREQUALIFIED_CAPACITY_EXCEEDED"):
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		list, err := b.Bids().List(ctx, assetAcme, "bess", bids.FCR, bids.Filter{EndAfter: testkit.Start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored := 0.0
+		for _, x := range list {
+			stored += x.OfferedMW
+		}
+		if stored != accepted || stored > 10 || stored < 9 {
+			t.Fatalf("stored %v MW, accepted %v MW, ceiling 10", stored, accepted)
+		}
+	})
+}
+
+func TestBidStoreIdempotentRetriesRace(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		_, svc, _ := bidEnv(t, b)
+		ctx := context.Background()
+		ids := make([]string, 32)
+		var wg sync.WaitGroup
+		for i := range ids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := svc.Submit(ctx, assetAcme, "bess", bids.Submission{Bids: []bids.NewBid{fcrBid(bidBlock, "retry", 2)}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				ids[i] = res.Bids[0].ID
+			}()
+		}
+		wg.Wait()
+		list, err := b.Bids().List(ctx, assetAcme, "bess", bids.FCR, bids.Filter{EndAfter: testkit.Start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 1 {
+			t.Fatalf("%d bids stored, want 1", len(list))
+		}
+		for _, id := range ids {
+			if id != list[0].ID {
+				t.Fatalf("a retry returned %s, stored %s", id, list[0].ID)
+			}
+		}
+		// The unique index backs the rule up: a second insert into the
+		// same scope is a conflict, not a second bid.
+		err = b.Bids().Apply(ctx, assetAcme, "bess", bids.FCR, bidBlock, func(a assets.Asset, _ []bids.Bid) (bids.Changes, error) {
+			dup := list[0]
+			dup.ID = uuid.NewString()
+			return bids.Changes{Insert: []bids.Bid{dup}}, nil
+		})
+		if !isCode(err, "idempotency_key_in_use") {
+			t.Fatalf("duplicate scope: %v", err)
+		}
+	})
+}
+
+func TestBidStoreRoundTripVisibilityAndRollback(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		_, svc, _ := bidEnv(t, b)
+		ctx := context.Background()
+		s := b.Bids()
+		res, err := svc.Submit(ctx, assetAcme, "bess", bids.Submission{Bids: []bids.NewBid{fcrBid(bidBlock, "k", 3), fcrBid(bidNext, "", 4)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Get(ctx, assetAcme, "bess", bids.FCR, res.Bids[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := res.Bids[0]
+		if got.ID != want.ID || got.OrganizationID != "acme" || got.AssetID != "bess" || got.Market != bids.FCR || got.Product != bids.Sym ||
+			!got.Start.Equal(bidBlock.Start) || got.Start.Location() != time.UTC || !got.End.Equal(bidBlock.End) || *got.IdempotencyKey != "k" ||
+			*got.CapacityPrice != 1025 || got.EnergyPrice != nil || got.OfferedMW != 3 || got.AwardedMW != nil || got.Status != bids.Pending ||
+			got.LastEdit != nil || !got.CreatedAt.Equal(testkit.Start) || !got.UpdatedAt.Equal(testkit.Start) || got.SubmittedAt != nil {
+			t.Fatalf("round trip %+v", got)
+		}
+		// Other organisations see nothing; other markets neither.
+		if _, err := s.Get(ctx, assetBeta, "bess", bids.FCR, want.ID); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("beta read acme's bid: %v", err)
+		}
+		if _, err := s.Get(ctx, assetAdmin, "bess", bids.AFRRCapacity, want.ID); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("read across markets: %v", err)
+		}
+		if l, err := s.List(ctx, assetBeta, "bess", bids.FCR, bids.Filter{EndAfter: testkit.Start}); err != nil || len(l) != 0 {
+			t.Fatalf("beta listed %v %v", l, err)
+		}
+		if l, err := s.List(ctx, assetAdmin, "bess", bids.FCR, bids.Filter{EndAfter: testkit.Start, Start: &bidNext.Start}); err != nil || len(l) != 1 {
+			t.Fatalf("admin filtered list %v %v", l, err)
+		}
+		if err := s.Apply(ctx, assetBeta, "bess", bids.FCR, bidBlock, func(assets.Asset, []bids.Bid) (bids.Changes, error) {
+			return bids.Changes{}, nil
+		}); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("beta locked acme's asset: %v", err)
+		}
+		// An error after the deletes and inserts are decided rolls all back.
+		err = s.Apply(ctx, assetAcme, "bess", bids.FCR, bidBlock, func(a assets.Asset, existing []bids.Bid) (bids.Changes, error) {
+			fresh := existing[0]
+			fresh.ID, fresh.IdempotencyKey = uuid.NewString(), nil
+			// The delete and the first insert are undone by the second,
+			// which repeats the first's id.
+			return bids.Changes{Delete: []string{want.ID}, Insert: []bids.Bid{fresh, fresh}}, nil
+		})
+		if err == nil {
+			t.Fatal("duplicate insert accepted")
+		}
+		if l, _ := s.List(ctx, assetAcme, "bess", bids.FCR, bids.Filter{EndAfter: testkit.Start}); len(l) != 2 || l[0].ID != want.ID {
+			t.Fatalf("not rolled back: %+v", l)
+		}
+	})
+}
+
+func TestBidStoreClearing(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		as, svc, clk := bidEnv(t, b)
+		ctx := context.Background()
+		s := b.Bids()
+		res, err := svc.Submit(ctx, assetAcme, "bess", bids.Submission{Bids: []bids.NewBid{fcrBid(bidBlock, "", 1), fcrBid(bidBlock, "", 2), fcrBid(bidNext, "", 3), fcrBid(bidNext, "", 4)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := func(i int) bids.Ref { return bids.Ref{AssetID: "bess", ID: res.Bids[i].ID} }
+		// Due: the bids starting before bidNext.
+		due, err := s.DuePending(ctx, bids.FCR, bidNext.Start, 10)
+		if err != nil || len(due) != 2 {
+			t.Fatalf("due %v %v", due, err)
+		}
+		if due, _ := s.DuePending(ctx, bids.FCR, bidNext.End, 3); len(due) != 3 {
+			t.Fatalf("limit: %d", len(due))
+		}
+		at := testkit.Start.Add(time.Hour)
+		if n, err := s.MarkSubmitted(ctx, []bids.Ref{ref(0), ref(1), ref(2)}, at); err != nil || n != 3 {
+			t.Fatal(n, err)
+		}
+		// Only PENDING bids move.
+		if n, err := s.MarkFailed(ctx, []bids.Ref{ref(0), ref(3), {AssetID: "bess-beta", ID: res.Bids[2].ID}}, at); err != nil || n != 1 {
+			t.Fatal(n, err)
+		}
+		two, price, src := 1.0, bids.Price(1999), "auction"
+		n, err := s.RecordOutcomes(ctx, []bids.Outcome{
+			{Ref: ref(0), Status: bids.Successful, AwardedMW: &two, SettlementPrice: &price, PriceSource: &src},
+			{Ref: ref(1), Status: bids.Rejected},
+			{Ref: ref(3), Status: bids.Successful}, // FAILED: not moved
+		}, at)
+		if err != nil || n != 2 {
+			t.Fatal(n, err)
+		}
+		got, _ := s.Get(ctx, assetAcme, "bess", bids.FCR, ref(0).ID)
+		if got.Status != bids.Successful || *got.AwardedMW != 1 || *got.SettlementPrice != 1999 || *got.PriceSource != "auction" ||
+			got.SubmittedAt == nil || !got.SubmittedAt.Equal(at) || !got.UpdatedAt.Equal(at) {
+			t.Fatalf("outcome %+v", got)
+		}
+		if got, _ := s.Get(ctx, assetAcme, "bess", bids.FCR, ref(3).ID); got.Status != bids.Failed {
+			t.Fatalf("failed bid %+v", got)
+		}
+		// A late edit that fails when the gate closes first.
+		if _, _, err := svc.Update(ctx, assetAcme, "bess", ref(2).ID, bids.Change{Start: bidNext.Start, End: bidNext.End, OfferedMW: 5,
+			CapacityPrice: bids.PriceInput{Raw: []byte(`11`)}}); err != nil {
+			t.Fatal(err)
+		}
+		edits, err := s.PendingEdits(ctx, bids.FCR, 10)
+		if err != nil || len(edits) != 1 || edits[0].ID != ref(2).ID || edits[0].LastEdit.RequestedValues.OfferedMW != 5 ||
+			*edits[0].LastEdit.RequestedValues.CapacityPrice != 1100 || edits[0].OfferedMW != 3 {
+			t.Fatalf("pending edits %+v %v", edits, err)
+		}
+		if err := s.ResolveEdit(ctx, ref(2), false, "gate_closed", "the gate closed before forwarding", at); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ResolveEdit(ctx, ref(2), true, "", "", at); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("resolved twice: %v", err)
+		}
+		got, _ = s.Get(ctx, assetAcme, "bess", bids.FCR, ref(2).ID)
+		if e := got.LastEdit; e == nil || e.Status != bids.EditFailedLateEdit || *e.FailureReason != "gate_closed" || got.OfferedMW != 3 {
+			t.Fatalf("failed edit %+v", got)
+		}
+		// FALLBACK may also come from PENDING.
+		res2, err := svc.Submit(ctx, assetAcme, "bess", bids.Submission{Bids: []bids.NewBid{fcrBid(bidNext, "", 1)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.RecordOutcomes(ctx, []bids.Outcome{{Ref: bids.Ref{AssetID: "bess", ID: res2.Bids[0].ID}, Status: bids.Fallback}}, at); err != nil || n != 1 {
+			t.Fatal(n, err)
+		}
+
+		// Committed future bids block the asset's deletion.
+		counts, err := s.CommittedAfter(ctx, "bess", clk.Now())
+		if err != nil || counts[bids.FCR] != 3 {
+			t.Fatalf("committed %v %v", counts, err)
+		}
+		as.AddDeletionGuard(bids.DeletionGuard{Store: s})
+		if err := as.Delete(ctx, assetAcme, "bess"); !isCode(err, "asset_in_use") {
+			t.Fatalf("delete with committed bids: %v", err)
+		}
+		if counts, _ := s.CommittedAfter(ctx, "bess", bidNext.End); len(counts) != 0 {
+			t.Fatalf("committed after delivery %v", counts)
+		}
+		if err := as.Delete(ctx, assetAcme, "bess-beta"); err == nil {
+			t.Fatal("acme deleted beta's asset")
+		}
+		if err := as.Delete(ctx, assetBeta, "bess-beta"); err != nil {
+			t.Fatal(err)
+		}
+		// A deleted asset takes no bids.
+		if err := s.Apply(ctx, assetAdmin, "bess-beta", bids.FCR, bidBlock, func(assets.Asset, []bids.Bid) (bids.Changes, error) {
+			return bids.Changes{}, nil
+		}); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("apply on a deleted asset: %v", err)
+		}
+	})
+}

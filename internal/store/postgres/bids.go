@@ -1,0 +1,306 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"atcp/internal/assets"
+	"atcp/internal/auth"
+	"atcp/internal/errs"
+	"atcp/internal/markets/bids"
+	"atcp/internal/markets/calendar"
+	"atcp/internal/store/sqlutil"
+)
+
+// Bids returns the bid store of every market.
+func (db *DB) Bids() bids.Store { return bidStore{db} }
+
+// bidStore serialises the changes of an asset's bids by locking the asset
+// row (SELECT ... FOR UPDATE) in the transaction that reads, checks and
+// writes them.
+type bidStore struct{ db *DB }
+
+// bidMutable lists the columns an update rewrites, in the order of
+// bidValues.
+var bidMutable = []string{
+	"idempotency_key", "start_time", "end_time", "capacity_price_cents", "energy_price_cents",
+	"offered_power_mw", "awarded_power_mw", "status", "settlement_price_cents", "price_source", "submitted_at",
+	"edit_type", "edit_status", "edit_attempted_at", "edit_offered_power_mw", "edit_capacity_price_cents",
+	"edit_energy_price_cents", "edit_failure_reason", "edit_failure_detail", "updated_at",
+}
+
+var (
+	bidSelect = "SELECT bid_id::text, organization_id, asset_id, market, product, created_at, " + strings.Join(bidMutable, ", ") + " FROM bids"
+	bidInsert = "INSERT INTO bids (bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(bidMutable, ", ") +
+		") VALUES (" + placeholders(1, 6+len(bidMutable)) + ")"
+	bidUpdate = "UPDATE bids SET (" + strings.Join(bidMutable, ", ") + ") = (" + placeholders(3, len(bidMutable)) +
+		") WHERE bid_id = $1 AND asset_id = $2"
+)
+
+func cents(p *bids.Price) *int64 {
+	if p == nil {
+		return nil
+	}
+	v := int64(*p)
+	return &v
+}
+
+func fromCents(v *int64) *bids.Price {
+	if v == nil {
+		return nil
+	}
+	p := bids.Price(*v)
+	return &p
+}
+
+func bidValues(b bids.Bid) []any {
+	vals := []any{
+		b.IdempotencyKey, b.Start, b.End, cents(b.CapacityPrice), cents(b.EnergyPrice),
+		b.OfferedMW, b.AwardedMW, string(b.Status), cents(b.SettlementPrice), b.PriceSource, b.SubmittedAt,
+	}
+	if e := b.LastEdit; e != nil {
+		vals = append(vals, e.EditType, e.Status, e.AttemptedAt, e.RequestedValues.OfferedMW,
+			cents(e.RequestedValues.CapacityPrice), cents(e.RequestedValues.EnergyPrice), e.FailureReason, e.FailureDetail)
+	} else {
+		vals = append(vals, nil, nil, nil, nil, nil, nil, nil, nil)
+	}
+	return append(vals, b.UpdatedAt)
+}
+
+func scanBid(row pgx.Row) (bids.Bid, error) {
+	var b bids.Bid
+	var market, product, status string
+	var capPrice, energyPrice, settle *int64
+	var editType, editStatus, failReason, failDetail *string
+	var editAt *time.Time
+	var editCap, editEnergy *int64
+	var editMW *float64
+	err := row.Scan(&b.ID, &b.OrganizationID, &b.AssetID, &market, &product, &b.CreatedAt,
+		&b.IdempotencyKey, &b.Start, &b.End, &capPrice, &energyPrice,
+		&b.OfferedMW, &b.AwardedMW, &status, &settle, &b.PriceSource, &b.SubmittedAt,
+		&editType, &editStatus, &editAt, &editMW, &editCap, &editEnergy, &failReason, &failDetail, &b.UpdatedAt)
+	if err != nil {
+		return b, err
+	}
+	b.Market, b.Product, b.Status = bids.Market(market), bids.Product(product), bids.Status(status)
+	b.CreatedAt, b.UpdatedAt = sqlutil.UTC(b.CreatedAt), sqlutil.UTC(b.UpdatedAt)
+	b.Start, b.End, b.SubmittedAt = sqlutil.UTC(b.Start), sqlutil.UTC(b.End), sqlutil.UTCPtr(b.SubmittedAt)
+	b.CapacityPrice, b.EnergyPrice, b.SettlementPrice = fromCents(capPrice), fromCents(energyPrice), fromCents(settle)
+	if editStatus != nil && editType != nil && editAt != nil && editMW != nil {
+		b.LastEdit = &bids.EditAttempt{EditType: *editType, Status: *editStatus, AttemptedAt: sqlutil.UTC(*editAt),
+			RequestedValues: bids.EditValues{OfferedMW: *editMW, CapacityPrice: fromCents(editCap), EnergyPrice: fromCents(editEnergy)},
+			FailureReason:   failReason, FailureDetail: failDetail}
+	}
+	return b, nil
+}
+
+type bidQuerier interface {
+	Query(ctx context.Context, q string, args ...any) (pgx.Rows, error)
+}
+
+func queryBids(ctx context.Context, q bidQuerier, query string, args ...any) ([]bids.Bid, error) {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []bids.Bid{}
+	for rows.Next() {
+		b, err := scanBid(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+func (s bidStore) Apply(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, window calendar.Interval,
+	decide func(assets.Asset, []bids.Bid) (bids.Changes, error)) error {
+	return s.db.tx(ctx, func(tx pgx.Tx) error {
+		a, err := lockAsset(ctx, tx, v, assetID)
+		if err != nil {
+			return err
+		}
+		existing, err := queryBids(ctx, tx, bidSelect+` WHERE asset_id = $1 AND market = $2 AND end_time > $3 AND start_time < $4`,
+			assetID, string(market), window.Start, window.End)
+		if err != nil {
+			return err
+		}
+		ch, err := decide(a, existing)
+		if err != nil {
+			return err
+		}
+		if len(ch.Delete) > 0 {
+			if _, err := tx.Exec(ctx, `DELETE FROM bids WHERE bid_id = ANY($1::uuid[]) AND asset_id = $2 AND status = 'PENDING'`, ch.Delete, assetID); err != nil {
+				return err
+			}
+		}
+		for _, b := range ch.Update {
+			if _, err := tx.Exec(ctx, bidUpdate, append([]any{b.ID, assetID}, bidValues(b)...)...); err != nil {
+				if isUniqueViolation(err) {
+					return keyInUse(b)
+				}
+				return err
+			}
+		}
+		if len(ch.Insert) == 0 {
+			return nil
+		}
+		batch := &pgx.Batch{}
+		for _, b := range ch.Insert {
+			batch.Queue(bidInsert, append([]any{b.ID, a.OrganizationID, assetID, string(b.Market), string(b.Product), b.CreatedAt}, bidValues(b)...)...)
+		}
+		br := tx.SendBatch(ctx, batch)
+		for _, b := range ch.Insert {
+			if _, err := br.Exec(); err != nil {
+				_ = br.Close()
+				if isUniqueViolation(err) {
+					return keyInUse(b)
+				}
+				return err
+			}
+		}
+		return br.Close()
+	})
+}
+
+func keyInUse(b bids.Bid) error {
+	return errs.Conflictf("idempotency_key_in_use", "another bid already uses this idempotency key for %s/%s",
+		b.Start.Format(time.RFC3339), b.End.Format(time.RFC3339))
+}
+
+// visibleBid filters by the caller's visibility ($1 all, $2 organisation),
+// asset ($3) and market ($4).
+const visibleBid = " WHERE ($1 OR organization_id = $2) AND asset_id = $3 AND market = $4"
+
+func (s bidStore) List(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, f bids.Filter) ([]bids.Bid, error) {
+	q := bidSelect + visibleBid + " AND end_time > $5"
+	args := []any{v.All, v.OrganizationID, assetID, string(market), f.EndAfter}
+	if f.Start != nil {
+		args = append(args, *f.Start)
+		q += " AND end_time > $" + strconv.Itoa(len(args))
+	}
+	if f.End != nil {
+		args = append(args, *f.End)
+		q += " AND start_time < $" + strconv.Itoa(len(args))
+	}
+	if f.Product != nil {
+		args = append(args, string(*f.Product))
+		q += " AND product = $" + strconv.Itoa(len(args))
+	}
+	return queryBids(ctx, s.db.pool, q+" ORDER BY start_time, product, created_at, bid_id", args...)
+}
+
+func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, id string) (bids.Bid, error) {
+	b, err := scanBid(s.db.pool.QueryRow(ctx, bidSelect+visibleBid+" AND bid_id = $5::uuid", v.All, v.OrganizationID, assetID, string(market), id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return b, errs.NotFoundf("bid %q not found", id)
+	}
+	return b, err
+}
+
+func (s bidStore) DuePending(ctx context.Context, market bids.Market, startBefore time.Time, limit int) ([]bids.Bid, error) {
+	return queryBids(ctx, s.db.pool, bidSelect+` WHERE market = $1 AND status = 'PENDING' AND start_time < $2 ORDER BY start_time, bid_id LIMIT $3`,
+		string(market), startBefore, limit)
+}
+
+// moveStatus moves bids from one status to another in one transaction.
+func (s bidStore) moveStatus(ctx context.Context, refs []bids.Ref, from, to bids.Status, at time.Time, submitted bool) (int, error) {
+	n := 0
+	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+		n = 0
+		q := `UPDATE bids SET status = $1, updated_at = $2 WHERE bid_id = $3::uuid AND asset_id = $4 AND status = $5`
+		if submitted {
+			q = `UPDATE bids SET status = $1, updated_at = $2, submitted_at = $2 WHERE bid_id = $3::uuid AND asset_id = $4 AND status = $5`
+		}
+		for _, r := range refs {
+			tag, err := tx.Exec(ctx, q, string(to), at, r.ID, r.AssetID, string(from))
+			if err != nil {
+				return err
+			}
+			n += int(tag.RowsAffected())
+		}
+		return nil
+	})
+	return n, err
+}
+
+func (s bidStore) MarkSubmitted(ctx context.Context, refs []bids.Ref, at time.Time) (int, error) {
+	return s.moveStatus(ctx, refs, bids.Pending, bids.Submitted, at, true)
+}
+
+func (s bidStore) MarkFailed(ctx context.Context, refs []bids.Ref, at time.Time) (int, error) {
+	return s.moveStatus(ctx, refs, bids.Pending, bids.Failed, at, false)
+}
+
+func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, at time.Time) (int, error) {
+	n := 0
+	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+		n = 0
+		for _, o := range outcomes {
+			from := "status = 'SUBMITTED'"
+			if o.Status == bids.Fallback {
+				from = "status IN ('SUBMITTED', 'PENDING')"
+			}
+			tag, err := tx.Exec(ctx, `UPDATE bids SET status = $1, awarded_power_mw = $2, settlement_price_cents = $3, price_source = $4, updated_at = $5
+				WHERE bid_id = $6::uuid AND asset_id = $7 AND `+from,
+				string(o.Status), o.AwardedMW, cents(o.SettlementPrice), o.PriceSource, at, o.ID, o.AssetID)
+			if err != nil {
+				return err
+			}
+			n += int(tag.RowsAffected())
+		}
+		return nil
+	})
+	return n, err
+}
+
+func (s bidStore) PendingEdits(ctx context.Context, market bids.Market, limit int) ([]bids.Bid, error) {
+	return queryBids(ctx, s.db.pool, bidSelect+` WHERE market = $1 AND edit_status = 'PENDING_RESYNC' ORDER BY edit_attempted_at, bid_id LIMIT $2`,
+		string(market), limit)
+}
+
+func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, reason, detail string, at time.Time) error {
+	q := `UPDATE bids SET edit_status = 'FAILED_LATE_EDIT', edit_failure_reason = $1, edit_failure_detail = $2, updated_at = $3
+		WHERE bid_id = $4::uuid AND asset_id = $5 AND edit_status = 'PENDING_RESYNC'`
+	args := []any{reason, detail, at, ref.ID, ref.AssetID}
+	if applied {
+		q = `UPDATE bids SET offered_power_mw = edit_offered_power_mw, capacity_price_cents = edit_capacity_price_cents,
+			energy_price_cents = edit_energy_price_cents, edit_status = 'APPLIED', updated_at = $1
+			WHERE bid_id = $2::uuid AND asset_id = $3 AND edit_status = 'PENDING_RESYNC'`
+		args = []any{at, ref.ID, ref.AssetID}
+	}
+	tag, err := s.db.pool.Exec(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return errs.NotFoundf("bid %q has no pending edit", ref.ID)
+	}
+	return nil
+}
+
+func (s bidStore) CommittedAfter(ctx context.Context, assetID string, t time.Time) (map[bids.Market]int, error) {
+	rows, err := s.db.pool.Query(ctx, `SELECT market, count(*) FROM bids WHERE asset_id = $1 AND end_time > $2
+		AND status IN ('PENDING', 'SUBMITTED', 'SUCCESSFUL', 'FALLBACK') GROUP BY market`, assetID, t)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[bids.Market]int{}
+	for rows.Next() {
+		var m string
+		var n int
+		if err := rows.Scan(&m, &n); err != nil {
+			return nil, err
+		}
+		out[bids.Market(m)] = n
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,313 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+
+	"atcp/internal/assets"
+	"atcp/internal/auth"
+	"atcp/internal/errs"
+	"atcp/internal/markets/bids"
+	"atcp/internal/markets/calendar"
+	"atcp/internal/store/sqlutil"
+)
+
+// Bids returns the bid store of every market.
+func (db *DB) Bids() bids.Store { return bidStore{db} }
+
+// bidStore runs every change of an asset's bids in one write transaction:
+// the single write connection is the per-asset lock (and more).
+type bidStore struct{ db *DB }
+
+// bidMutable lists the columns an update rewrites, in the order of
+// bidValues.
+var bidMutable = []string{
+	"idempotency_key", "start_time", "end_time", "capacity_price_cents", "energy_price_cents",
+	"offered_power_mw", "awarded_power_mw", "status", "settlement_price_cents", "price_source", "submitted_at",
+	"edit_type", "edit_status", "edit_attempted_at", "edit_offered_power_mw", "edit_capacity_price_cents",
+	"edit_energy_price_cents", "edit_failure_reason", "edit_failure_detail", "updated_at",
+}
+
+var (
+	bidSelect = "SELECT bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(bidMutable, ", ") + " FROM bids"
+	bidInsert = "INSERT INTO bids (bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(bidMutable, ", ") +
+		") VALUES (?" + strings.Repeat(", ?", 5+len(bidMutable)) + ")"
+	bidUpdate = "UPDATE bids SET (" + strings.Join(bidMutable, ", ") + ") = (?" + strings.Repeat(", ?", len(bidMutable)-1) +
+		") WHERE bid_id = ? AND asset_id = ?"
+)
+
+func cents(p *bids.Price) any {
+	if p == nil {
+		return nil
+	}
+	return int64(*p)
+}
+
+func fromCents(v *int64) *bids.Price {
+	if v == nil {
+		return nil
+	}
+	p := bids.Price(*v)
+	return &p
+}
+
+func bidValues(b bids.Bid) []any {
+	vals := []any{
+		b.IdempotencyKey, sqlutil.Micros(b.Start), sqlutil.Micros(b.End), cents(b.CapacityPrice), cents(b.EnergyPrice),
+		b.OfferedMW, b.AwardedMW, string(b.Status), cents(b.SettlementPrice), b.PriceSource, sqlutil.NullMicros(b.SubmittedAt),
+	}
+	if e := b.LastEdit; e != nil {
+		vals = append(vals, e.EditType, e.Status, sqlutil.Micros(e.AttemptedAt), e.RequestedValues.OfferedMW,
+			cents(e.RequestedValues.CapacityPrice), cents(e.RequestedValues.EnergyPrice), e.FailureReason, e.FailureDetail)
+	} else {
+		vals = append(vals, nil, nil, nil, nil, nil, nil, nil, nil)
+	}
+	return append(vals, sqlutil.Micros(b.UpdatedAt))
+}
+
+func scanBid(row interface{ Scan(...any) error }) (bids.Bid, error) {
+	var b bids.Bid
+	var market, product, status string
+	var created, start, end, updated int64
+	var capPrice, energyPrice, settle, submitted *int64
+	var editType, editStatus, failReason, failDetail *string
+	var editAt, editCap, editEnergy *int64
+	var editMW *float64
+	err := row.Scan(&b.ID, &b.OrganizationID, &b.AssetID, &market, &product, &created,
+		&b.IdempotencyKey, &start, &end, &capPrice, &energyPrice,
+		&b.OfferedMW, &b.AwardedMW, &status, &settle, &b.PriceSource, &submitted,
+		&editType, &editStatus, &editAt, &editMW, &editCap, &editEnergy, &failReason, &failDetail, &updated)
+	if err != nil {
+		return b, err
+	}
+	b.Market, b.Product, b.Status = bids.Market(market), bids.Product(product), bids.Status(status)
+	b.CreatedAt, b.UpdatedAt = sqlutil.FromMicros(created), sqlutil.FromMicros(updated)
+	b.Start, b.End = sqlutil.FromMicros(start), sqlutil.FromMicros(end)
+	b.CapacityPrice, b.EnergyPrice, b.SettlementPrice = fromCents(capPrice), fromCents(energyPrice), fromCents(settle)
+	b.SubmittedAt = sqlutil.FromNullMicros(submitted)
+	if editStatus != nil && editType != nil && editAt != nil && editMW != nil {
+		b.LastEdit = &bids.EditAttempt{EditType: *editType, Status: *editStatus, AttemptedAt: sqlutil.FromMicros(*editAt),
+			RequestedValues: bids.EditValues{OfferedMW: *editMW, CapacityPrice: fromCents(editCap), EnergyPrice: fromCents(editEnergy)},
+			FailureReason:   failReason, FailureDetail: failDetail}
+	}
+	return b, nil
+}
+
+type bidQuerier interface {
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
+func queryBids(ctx context.Context, q bidQuerier, query string, args ...any) ([]bids.Bid, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []bids.Bid{}
+	for rows.Next() {
+		b, err := scanBid(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+func (s bidStore) Apply(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, window calendar.Interval,
+	decide func(assets.Asset, []bids.Bid) (bids.Changes, error)) error {
+	return s.db.tx(ctx, func(tx *sql.Tx) error {
+		a, err := scanAsset(tx.QueryRowContext(ctx, assetSelect+visibleAsset+" AND a.asset_id = ?", v.All, v.OrganizationID, assetID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return assetNotFound(assetID)
+		}
+		if err != nil {
+			return err
+		}
+		existing, err := queryBids(ctx, tx, bidSelect+` WHERE asset_id = ? AND market = ? AND end_time > ? AND start_time < ?`,
+			assetID, string(market), sqlutil.Micros(window.Start), sqlutil.Micros(window.End))
+		if err != nil {
+			return err
+		}
+		ch, err := decide(a, existing)
+		if err != nil {
+			return err
+		}
+		for _, id := range ch.Delete {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM bids WHERE bid_id = ? AND asset_id = ? AND status = 'PENDING'`, id, assetID); err != nil {
+				return err
+			}
+		}
+		for _, b := range ch.Update {
+			if _, err := tx.ExecContext(ctx, bidUpdate, append(bidValues(b), b.ID, assetID)...); err != nil {
+				if isUniqueViolation(err) {
+					return keyInUse(b)
+				}
+				return err
+			}
+		}
+		for _, b := range ch.Insert {
+			args := append([]any{b.ID, a.OrganizationID, assetID, string(b.Market), string(b.Product), sqlutil.Micros(b.CreatedAt)}, bidValues(b)...)
+			if _, err := tx.ExecContext(ctx, bidInsert, args...); err != nil {
+				if isUniqueViolation(err) {
+					return keyInUse(b)
+				}
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func keyInUse(b bids.Bid) error {
+	return errs.Conflictf("idempotency_key_in_use", "another bid already uses this idempotency key for %s/%s",
+		b.Start.Format(time.RFC3339), b.End.Format(time.RFC3339))
+}
+
+// visibleBid filters by the caller's visibility (all, organisation).
+const visibleBid = " WHERE (? OR organization_id = ?) AND asset_id = ? AND market = ?"
+
+func (s bidStore) List(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, f bids.Filter) ([]bids.Bid, error) {
+	q := bidSelect + visibleBid + " AND end_time > ?"
+	args := []any{v.All, v.OrganizationID, assetID, string(market), sqlutil.Micros(f.EndAfter)}
+	if f.Start != nil {
+		q += " AND end_time > ?"
+		args = append(args, sqlutil.Micros(*f.Start))
+	}
+	if f.End != nil {
+		q += " AND start_time < ?"
+		args = append(args, sqlutil.Micros(*f.End))
+	}
+	if f.Product != nil {
+		q += " AND product = ?"
+		args = append(args, string(*f.Product))
+	}
+	return queryBids(ctx, s.db.r, q+" ORDER BY start_time, product, created_at, bid_id", args...)
+}
+
+func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, id string) (bids.Bid, error) {
+	b, err := scanBid(s.db.r.QueryRowContext(ctx, bidSelect+visibleBid+" AND bid_id = ?", v.All, v.OrganizationID, assetID, string(market), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return b, errs.NotFoundf("bid %q not found", id)
+	}
+	return b, err
+}
+
+func (s bidStore) DuePending(ctx context.Context, market bids.Market, startBefore time.Time, limit int) ([]bids.Bid, error) {
+	return queryBids(ctx, s.db.r, bidSelect+` WHERE market = ? AND status = 'PENDING' AND start_time < ? ORDER BY start_time, bid_id LIMIT ?`,
+		string(market), sqlutil.Micros(startBefore), limit)
+}
+
+// moveStatus moves bids from one status to another in one transaction.
+func (s bidStore) moveStatus(ctx context.Context, refs []bids.Ref, from, to bids.Status, at time.Time, submitted bool) (int, error) {
+	n := 0
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		n = 0
+		q := `UPDATE bids SET status = ?1, updated_at = ?2 WHERE bid_id = ?3 AND asset_id = ?4 AND status = ?5`
+		if submitted {
+			q = `UPDATE bids SET status = ?1, updated_at = ?2, submitted_at = ?2 WHERE bid_id = ?3 AND asset_id = ?4 AND status = ?5`
+		}
+		for _, r := range refs {
+			res, err := tx.ExecContext(ctx, q, string(to), sqlutil.Micros(at), r.ID, r.AssetID, string(from))
+			if err != nil {
+				return err
+			}
+			k, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			n += int(k)
+		}
+		return nil
+	})
+	return n, err
+}
+
+func (s bidStore) MarkSubmitted(ctx context.Context, refs []bids.Ref, at time.Time) (int, error) {
+	return s.moveStatus(ctx, refs, bids.Pending, bids.Submitted, at, true)
+}
+
+func (s bidStore) MarkFailed(ctx context.Context, refs []bids.Ref, at time.Time) (int, error) {
+	return s.moveStatus(ctx, refs, bids.Pending, bids.Failed, at, false)
+}
+
+func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, at time.Time) (int, error) {
+	n := 0
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		n = 0
+		for _, o := range outcomes {
+			from := "status = 'SUBMITTED'"
+			if o.Status == bids.Fallback {
+				from = "status IN ('SUBMITTED', 'PENDING')"
+			}
+			res, err := tx.ExecContext(ctx, `UPDATE bids SET status = ?, awarded_power_mw = ?, settlement_price_cents = ?, price_source = ?, updated_at = ?
+				WHERE bid_id = ? AND asset_id = ? AND `+from,
+				string(o.Status), o.AwardedMW, cents(o.SettlementPrice), o.PriceSource, sqlutil.Micros(at), o.ID, o.AssetID)
+			if err != nil {
+				return err
+			}
+			k, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			n += int(k)
+		}
+		return nil
+	})
+	return n, err
+}
+
+func (s bidStore) PendingEdits(ctx context.Context, market bids.Market, limit int) ([]bids.Bid, error) {
+	return queryBids(ctx, s.db.r, bidSelect+` WHERE market = ? AND edit_status = 'PENDING_RESYNC' ORDER BY edit_attempted_at, bid_id LIMIT ?`,
+		string(market), limit)
+}
+
+func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, reason, detail string, at time.Time) error {
+	q := `UPDATE bids SET edit_status = 'FAILED_LATE_EDIT', edit_failure_reason = ?, edit_failure_detail = ?, updated_at = ?
+		WHERE bid_id = ? AND asset_id = ? AND edit_status = 'PENDING_RESYNC'`
+	args := []any{reason, detail, sqlutil.Micros(at), ref.ID, ref.AssetID}
+	if applied {
+		q = `UPDATE bids SET offered_power_mw = edit_offered_power_mw, capacity_price_cents = edit_capacity_price_cents,
+			energy_price_cents = edit_energy_price_cents, edit_status = 'APPLIED', updated_at = ?
+			WHERE bid_id = ? AND asset_id = ? AND edit_status = 'PENDING_RESYNC'`
+		args = []any{sqlutil.Micros(at), ref.ID, ref.AssetID}
+	}
+	var n int64
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return errs.NotFoundf("bid %q has no pending edit", ref.ID)
+	}
+	return nil
+}
+
+func (s bidStore) CommittedAfter(ctx context.Context, assetID string, t time.Time) (map[bids.Market]int, error) {
+	rows, err := s.db.r.QueryContext(ctx, `SELECT market, count(*) FROM bids WHERE asset_id = ? AND end_time > ?
+		AND status IN ('PENDING', 'SUBMITTED', 'SUCCESSFUL', 'FALLBACK') GROUP BY market`, assetID, sqlutil.Micros(t))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[bids.Market]int{}
+	for rows.Next() {
+		var m string
+		var n int
+		if err := rows.Scan(&m, &n); err != nil {
+			return nil, err
+		}
+		out[bids.Market(m)] = n
+	}
+	return out, rows.Err()
+}
