@@ -28,7 +28,10 @@ import (
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/fcr"
 	"atcp/internal/markets/fcr/fcrhttp"
+	"atcp/internal/markets/replay"
+	"atcp/internal/markets/simulation"
 	"atcp/internal/store"
+	"atcp/internal/worker"
 )
 
 // Version is the build's version, set with -ldflags "-X atcp/internal/app.Version=...".
@@ -47,6 +50,9 @@ type App struct {
 	Assets    *assets.Service
 	Backup    *afrr.BackupService
 	FCR       *fcr.Service
+	Market    *simulation.Market
+
+	workers *worker.Runner
 
 	listener net.Listener
 	baseURL  string
@@ -98,6 +104,26 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.FCR = fcr.NewService(a.Assets, a.Store.Bids(), a.Clock, fcr.Config{})
 	a.Backup = afrr.NewBackupService(a.Store.BackupMarket(), a.Assets, a.Clock)
 
+	// The simulated market stands in for the TSOs' platform: it forwards,
+	// clears and settles with the replayed days' published results.
+	data, err := replay.Load()
+	if err != nil {
+		return nil, fmt.Errorf("load the market replay data: %w", err)
+	}
+	a.Market = simulation.New(a.Store.Bids(), data)
+	a.workers, err = worker.NewRunner(worker.Options{
+		Clock: a.Clock, Leases: a.Store.Leases(), Logger: log, Registerer: a.Server.Registry(),
+	}, a.Market.Jobs()...)
+	if err != nil {
+		return nil, err
+	}
+	a.Server.AddReadiness("workers", func(context.Context) error {
+		if !a.workers.Running() {
+			return errors.New("background workers are not running")
+		}
+		return nil
+	})
+
 	identityhttp.RegisterOAuth(a.Server, oauth)
 	identityhttp.RegisterDirectory(a.Server, a.Directory)
 	identityhttp.RegisterClients(a.Server, a.Clients)
@@ -131,6 +157,11 @@ func (a *App) Run(ctx context.Context) error {
 	workCtx, stopWork := context.WithCancel(context.Background())
 	var workers sync.WaitGroup
 	workers.Go(func() { a.Assets.Watch(workCtx) })
+	workers.Go(func() {
+		if err := a.workers.Run(workCtx); err != nil {
+			a.Log.Error("background workers stopped", "error", err)
+		}
+	})
 	defer func() {
 		stopWork()
 		workers.Wait()

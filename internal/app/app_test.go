@@ -232,3 +232,48 @@ func TestEveryOperationDeclaresItsAccess(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulatedMarketClearsOnTheRunningServer: on a fast clock the
+// server's own workers forward an FCR bid at the recommended deadline and
+// clear it after the gate at the replayed price.
+func TestSimulatedMarketClearsOnTheRunningServer(t *testing.T) {
+	cfg := testConfig(t, "sqlite::memory:", t.TempDir())
+	cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
+	start := time.Date(2026, 2, 1, 6, 20, 0, 0, time.UTC) // 07:20 CET, before the 07:30 deadline
+	cfg.ClockStart, cfg.ClockSpeed = &start, 600
+	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, a)
+	do := func(method, path, body string, status int, v any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+fetchToken(t, base))
+		req.Header.Set("Content-Type", "application/json")
+		getJSON(t, req, status, v)
+	}
+	var asset map[string]any
+	do(http.MethodPost, "/v1/assets", `{"asset_id":"fcr-1","asset_name":"FCR one","asset_type":"standalone","location":"Leipzig",
+		"organisation_id":"demo","usable_power_capacity_mw":10,"fcr_prequalified_capacity_mw":5,"fcr_enabled":true}`, http.StatusCreated, &asset)
+	var created map[string]any
+	do(http.MethodPost, "/v1/assets/fcr-1/markets/fcr/bids", `{"bids":[{"start_time":"2026-02-01T23:00:00Z",
+		"end_time":"2026-02-02T03:00:00Z","capacity_price_eur_per_mw":"40.00","offered_power_mw":5}]}`, http.StatusCreated, &created)
+
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var list struct {
+			Bids []struct {
+				Status string `json:"status"`
+			} `json:"bids"`
+		}
+		do(http.MethodGet, "/v1/assets/fcr-1/markets/fcr/bids", "", http.StatusOK, &list)
+		if len(list.Bids) == 1 && list.Bids[0].Status == "SUCCESSFUL" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bid not cleared by %v: %+v", a.Clock.Now(), list)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

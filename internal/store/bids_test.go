@@ -203,11 +203,11 @@ func TestBidStoreClearing(t *testing.T) {
 		}
 		ref := func(i int) bids.Ref { return bids.Ref{AssetID: "bess", ID: res.Bids[i].ID} }
 		// Due: the bids starting before bidNext.
-		due, err := s.DuePending(ctx, bids.FCR, bidNext.Start, 10)
+		due, err := s.Due(ctx, bids.FCR, bids.Pending, bidNext.Start, 10)
 		if err != nil || len(due) != 2 {
 			t.Fatalf("due %v %v", due, err)
 		}
-		if due, _ := s.DuePending(ctx, bids.FCR, bidNext.End, 3); len(due) != 3 {
+		if due, _ := s.Due(ctx, bids.FCR, bids.Pending, bidNext.End, 3); len(due) != 3 {
 			t.Fatalf("limit: %d", len(due))
 		}
 		at := testkit.Start.Add(time.Hour)

@@ -30,10 +30,10 @@ type Store interface {
 	// Get returns one bid of market on the asset, or errs.NotFound.
 	Get(ctx context.Context, v auth.Visibility, assetID string, market Market, id string) (Bid, error)
 
-	// DuePending returns up to limit PENDING bids of market starting
-	// before startBefore, oldest start first: the bids whose gate has
-	// passed or is about to, for the simulated market to submit or fail.
-	DuePending(ctx context.Context, market Market, startBefore time.Time, limit int) ([]Bid, error)
+	// Due returns up to limit bids of market in status starting before
+	// startBefore, oldest start first: the bids the simulated market
+	// submits or fails (PENDING) and clears (SUBMITTED).
+	Due(ctx context.Context, market Market, status Status, startBefore time.Time, limit int) ([]Bid, error)
 	// MarkSubmitted moves PENDING bids to SUBMITTED (submitted_at at)
 	// and returns how many moved; bids in any other status are left.
 	MarkSubmitted(ctx context.Context, refs []Ref, at time.Time) (int, error)

@@ -205,9 +205,9 @@ func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, ma
 	return b, err
 }
 
-func (s bidStore) DuePending(ctx context.Context, market bids.Market, startBefore time.Time, limit int) ([]bids.Bid, error) {
-	return queryBids(ctx, s.db.pool, bidSelect+` WHERE market = $1 AND status = 'PENDING' AND start_time < $2 ORDER BY start_time, bid_id LIMIT $3`,
-		string(market), startBefore, limit)
+func (s bidStore) Due(ctx context.Context, market bids.Market, status bids.Status, startBefore time.Time, limit int) ([]bids.Bid, error) {
+	return queryBids(ctx, s.db.pool, bidSelect+` WHERE market = $1 AND status = $2 AND start_time < $3 ORDER BY start_time, bid_id LIMIT $4`,
+		string(market), string(status), startBefore, limit)
 }
 
 // moveStatus moves bids from one status to another in one transaction.

@@ -196,9 +196,9 @@ func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, ma
 	return b, err
 }
 
-func (s bidStore) DuePending(ctx context.Context, market bids.Market, startBefore time.Time, limit int) ([]bids.Bid, error) {
-	return queryBids(ctx, s.db.r, bidSelect+` WHERE market = ? AND status = 'PENDING' AND start_time < ? ORDER BY start_time, bid_id LIMIT ?`,
-		string(market), sqlutil.Micros(startBefore), limit)
+func (s bidStore) Due(ctx context.Context, market bids.Market, status bids.Status, startBefore time.Time, limit int) ([]bids.Bid, error) {
+	return queryBids(ctx, s.db.r, bidSelect+` WHERE market = ? AND status = ? AND start_time < ? ORDER BY start_time, bid_id LIMIT ?`,
+		string(market), string(status), sqlutil.Micros(startBefore), limit)
 }
 
 // moveStatus moves bids from one status to another in one transaction.

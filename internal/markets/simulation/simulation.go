@@ -1,0 +1,213 @@
+// Package simulation is the simulated market of the demonstration and
+// test environments: background jobs on the platform clock that move
+// capacity bids through their lifecycle the way the TSOs' platform would.
+//
+//   - Forwarding: PENDING bids stay editable until the recommended
+//     deadline of their delivery day; from then on the bids are forwarded
+//     in batches every five minutes, the last one five minutes before the
+//     enforced gate. A bid last changed before that last batch is
+//     SUBMITTED; one still PENDING at the gate never reached the market and
+//     is FAILED. The decision depends only on the bid and the gate, so a
+//     worker that runs late (a fast demo clock) decides the same.
+//   - Late edits of SUBMITTED bids are forwarded within a minute: APPLIED
+//     before the gate, FAILED_LATE_EDIT after it.
+//   - Clearing: fifteen minutes after the gate the auction of the
+//     delivery day is cleared with the replayed day's published results
+//     (package replay) and every SUBMITTED bid becomes SUCCESSFUL (with its
+//     awarded power and settlement price) or REJECTED.
+//
+// aFRR energy activation and the backup market's fallback offers join
+// when the aFRR energy bids do.
+package simulation
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"atcp/internal/markets/bids"
+	"atcp/internal/markets/calendar"
+	"atcp/internal/markets/replay"
+	"atcp/internal/worker"
+)
+
+// The market's timing.
+const (
+	BatchEvery     = 5 * time.Minute  // forwarding batches after the recommended deadline
+	LastBatchLead  = 5 * time.Minute  // the last batch runs this long before the gate
+	ClearingDelay  = 15 * time.Minute // results are published this long after the gate
+	EditForwarding = time.Minute      // late edits are forwarded within this
+	batchSize      = 500
+	// maxAuction bounds the bids one clearing run reads; far above what a
+	// delivery day of the demonstration or the benchmarks holds.
+	maxAuction = 1_000_000
+)
+
+// capacityMarket is what differs between FCR and aFRR capacity.
+type capacityMarket struct {
+	market bids.Market
+	window func(calendar.Day) calendar.Window
+	clear  func(*replay.Dataset, []replay.CapacityBid) ([]replay.CapacityOutcome, error)
+}
+
+var capacityMarkets = []capacityMarket{
+	{bids.FCR, calendar.FCRWindow, (*replay.Dataset).ClearFCR},
+	{bids.AFRRCapacity, calendar.AFRRCapacityWindow, (*replay.Dataset).ClearAFRRCapacity},
+}
+
+// Market is the simulated market.
+type Market struct {
+	store bids.Store
+	data  *replay.Dataset
+}
+
+// New returns the simulated market over the bid store and replay data.
+func New(store bids.Store, data *replay.Dataset) *Market {
+	return &Market{store: store, data: data}
+}
+
+// Jobs are the market's background jobs, for a worker.Runner.
+func (m *Market) Jobs() []worker.Job {
+	return []worker.Job{
+		{Name: "market.forward", Every: time.Minute, Run: m.Forward},
+		{Name: "market.edits", Every: EditForwarding / 2, Run: m.ForwardEdits},
+		{Name: "market.clear", Every: time.Minute, Run: m.Clear},
+	}
+}
+
+// lastBatch is the last forwarding batch before the gate.
+func lastBatch(w calendar.Window) time.Time { return w.Closes.Add(-LastBatchLead) }
+
+// horizon is a start time after every bid whose gate has passed by now:
+// gates are on D-1, so the bids of the day after tomorrow are never due.
+func horizon(now time.Time) time.Time {
+	return calendar.DayOf(now).AddDays(2).Span().End
+}
+
+// Forward moves PENDING capacity bids to SUBMITTED or FAILED, as the
+// forwarding batches up to now decide (see the package comment).
+func (m *Market) Forward(ctx context.Context, now time.Time) error {
+	for _, cm := range capacityMarkets {
+		for {
+			pending, err := m.store.Due(ctx, cm.market, bids.Pending, horizon(now), batchSize)
+			if err != nil {
+				return err
+			}
+			var submit, fail []bids.Ref
+			for _, b := range pending {
+				w := cm.window(calendar.DayOf(b.Start))
+				switch {
+				case now.Before(w.Recommended):
+				case b.UpdatedAt.Before(lastBatch(w)):
+					submit = append(submit, bids.Ref{AssetID: b.AssetID, ID: b.ID})
+				case !now.Before(w.Closes):
+					fail = append(fail, bids.Ref{AssetID: b.AssetID, ID: b.ID})
+				}
+			}
+			if len(submit) > 0 {
+				if _, err := m.store.MarkSubmitted(ctx, submit, now); err != nil {
+					return err
+				}
+			}
+			if len(fail) > 0 {
+				if _, err := m.store.MarkFailed(ctx, fail, now); err != nil {
+					return err
+				}
+			}
+			// A full page that changed nothing would be read again forever.
+			if len(pending) < batchSize || len(submit)+len(fail) == 0 {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// ForwardEdits settles late edits: applied while the gate is open,
+// refused once it has closed.
+func (m *Market) ForwardEdits(ctx context.Context, now time.Time) error {
+	for _, cm := range capacityMarkets {
+		edits, err := m.store.PendingEdits(ctx, cm.market, batchSize)
+		if err != nil {
+			return err
+		}
+		for _, b := range edits {
+			ref := bids.Ref{AssetID: b.AssetID, ID: b.ID}
+			gate := cm.window(calendar.DayOf(b.Start)).Closes
+			var err error
+			if now.Before(gate) {
+				err = m.store.ResolveEdit(ctx, ref, true, "", "", now)
+			} else {
+				err = m.store.ResolveEdit(ctx, ref, false, "gate_closed",
+					fmt.Sprintf("the gate closed at %s before the change reached the market; the original bid stays in the market", gate.Format(time.RFC3339)), now)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Clear clears every delivery day whose results are due by now.
+func (m *Market) Clear(ctx context.Context, now time.Time) error {
+	for _, cm := range capacityMarkets {
+		submitted, err := m.store.Due(ctx, cm.market, bids.Submitted, horizon(now), maxAuction)
+		if err != nil {
+			return err
+		}
+		var due []bids.Bid
+		for _, b := range submitted {
+			if !now.Before(cm.window(calendar.DayOf(b.Start)).Closes.Add(ClearingDelay)) {
+				due = append(due, b)
+			}
+		}
+		if len(due) == 0 {
+			continue
+		}
+		outcomes, err := clearCapacity(m.data, cm, due)
+		if err != nil {
+			return err
+		}
+		if _, err := m.store.RecordOutcomes(ctx, outcomes, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clearCapacity runs one auction over the due bids (all of them in one
+// call: at the margin the award of a bid depends on the others).
+func clearCapacity(data *replay.Dataset, cm capacityMarket, due []bids.Bid) ([]bids.Outcome, error) {
+	in := make([]replay.CapacityBid, len(due))
+	for i, b := range due {
+		in[i] = replay.CapacityBid{ID: b.ID, Interval: b.Interval(), PowerMW: b.OfferedMW}
+		if b.CapacityPrice != nil {
+			in[i].Price = float64(*b.CapacityPrice) / 100
+		}
+		switch b.Product {
+		case bids.Pos:
+			in[i].Direction = replay.Pos
+		case bids.Neg:
+			in[i].Direction = replay.Neg
+		}
+	}
+	results, err := cm.clear(data, in)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bids.Outcome, len(results))
+	for i, r := range results {
+		o := bids.Outcome{Ref: bids.Ref{AssetID: due[i].AssetID, ID: due[i].ID}, Status: bids.Rejected}
+		source := string(r.PriceSource)
+		o.PriceSource = &source
+		if r.Status == replay.Successful {
+			awarded := r.AwardedMW
+			price := bids.Price(math.Round(r.SettlementPrice * 100))
+			o.Status, o.AwardedMW, o.SettlementPrice = bids.Successful, &awarded, &price
+		}
+		out[i] = o
+	}
+	return out, nil
+}

@@ -1,0 +1,214 @@
+package simulation_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"atcp/internal/assets"
+	"atcp/internal/auth"
+	"atcp/internal/identity"
+	"atcp/internal/markets/fcr"
+	"atcp/internal/markets/fcr/fcrhttp"
+	"atcp/internal/markets/replay"
+	"atcp/internal/markets/simulation"
+	"atcp/internal/store"
+	"atcp/internal/testkit"
+)
+
+// Delivery day 2026-02-02: recommended deadline 06:30Z, last forwarding
+// batch 06:55Z, gate 07:00Z, results 07:15Z (all on 2026-02-01). The
+// replayed German FCR prices of its first two blocks are 42.90 and 65.20
+// EUR/MW.
+const path = "/v1/assets/bess-1/markets/fcr/bids"
+
+var (
+	block1 = [2]string{"2026-02-01T23:00:00Z", "2026-02-02T03:00:00Z"}
+	block2 = [2]string{"2026-02-02T03:00:00Z", "2026-02-02T07:00:00Z"}
+	block3 = [2]string{"2026-02-02T07:00:00Z", "2026-02-02T11:00:00Z"}
+)
+
+func at(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func bid(block [2]string, price float64, mw int) map[string]any {
+	return map[string]any{"start_time": block[0], "end_time": block[1], "capacity_price_eur_per_mw": price, "offered_power_mw": mw}
+}
+
+type bidView struct {
+	ID              string   `json:"id"`
+	Start           string   `json:"start_time"`
+	Status          string   `json:"status"`
+	OfferedMW       float64  `json:"offered_power_mw"`
+	CapacityPrice   float64  `json:"capacity_price_eur_per_mw"`
+	LastEditAttempt *struct {
+		Status string `json:"status"`
+	} `json:"last_edit_attempt"`
+}
+
+func TestFCRLifecycle(t *testing.T) {
+	data, err := replay.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		h := testkit.NewHarness(t, b)
+		if err := identity.NewDirectory(b.Directory(), h.Clock, h.URL).EnsureOrganization(ctx, "acme", "Acme"); err != nil {
+			t.Fatal(err)
+		}
+		as := assets.NewService(b.Assets(), h.Clock)
+		a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
+		a.FCREnabled, a.FCRPrequalifiedMW = true, 10
+		if err := as.EnsureAsset(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		fcrhttp.Register(h.Server, fcr.NewService(as, b.Bids(), h.Clock, fcr.Config{}))
+		market := simulation.New(b.Bids(), data)
+		token := func() string { return h.TokenFor("acme", auth.MarketRead, auth.MarketWrite) }
+		list := func() map[string]bidView {
+			var out struct {
+				Bids []bidView `json:"bids"`
+			}
+			h.Do(http.MethodGet, path, token(), nil).Expect(t, http.StatusOK, "").JSON(t, &out)
+			m := map[string]bidView{}
+			for _, b := range out.Bids {
+				m[b.Start] = b
+			}
+			return m
+		}
+		run := func(job func(context.Context, time.Time) error, when string) {
+			t.Helper()
+			h.Clock.Set(at(when))
+			if err := job(ctx, at(when)); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		// 07:00 CET: a cheap bid (below 42.90) and an expensive one (above 65.20).
+		h.Do(http.MethodPost, path, token(), map[string]any{"bids": []any{bid(block1, 30, 4), bid(block2, 80, 5)}}).Expect(t, http.StatusCreated, "")
+		run(market.Forward, "2026-02-01T06:10:00Z")
+		if s := list()[block1[0]].Status; s != "PENDING" {
+			t.Fatalf("forwarded before the recommended deadline: %s", s)
+		}
+
+		// From the recommended deadline the batches forward them.
+		run(market.Forward, "2026-02-01T06:30:00Z")
+		bids := list()
+		if bids[block1[0]].Status != "SUBMITTED" || bids[block2[0]].Status != "SUBMITTED" {
+			t.Fatalf("not submitted at the deadline: %+v", bids)
+		}
+
+		// A late edit of the expensive bid is forwarded within a minute.
+		b2 := bids[block2[0]]
+		h.Do(http.MethodPut, path+"/"+b2.ID, token(), map[string]any{"start_time": block2[0], "end_time": block2[1],
+			"capacity_price_eur_per_mw": 60, "offered_power_mw": 5}).Expect(t, http.StatusOK, "")
+		if e := list()[block2[0]].LastEditAttempt; e == nil || e.Status != "PENDING_RESYNC" {
+			t.Fatalf("late edit %+v", e)
+		}
+		run(market.ForwardEdits, "2026-02-01T06:32:00Z")
+		if b := list()[block2[0]]; b.LastEditAttempt == nil || b.LastEditAttempt.Status != "APPLIED" || b.CapacityPrice != 60 {
+			t.Fatalf("edit not applied: %+v", b)
+		}
+
+		// A bid placed after the last batch never reaches the market.
+		h.Clock.Set(at("2026-02-01T06:57:00Z"))
+		h.Do(http.MethodPost, path, token(), map[string]any{"bids": []any{bid(block3, 10, 1)}}).Expect(t, http.StatusCreated, "")
+		run(market.Forward, "2026-02-01T06:58:00Z")
+		if s := list()[block3[0]].Status; s != "PENDING" {
+			t.Fatalf("late bid %s before the gate", s)
+		}
+		run(market.Forward, "2026-02-01T07:00:00Z")
+		if s := list()[block3[0]].Status; s != "FAILED" {
+			t.Fatalf("late bid %s at the gate", s)
+		}
+
+		// Results fifteen minutes after the gate, at the replayed prices.
+		run(market.Clear, "2026-02-01T07:14:00Z")
+		if s := list()[block1[0]].Status; s != "SUBMITTED" {
+			t.Fatalf("cleared before the results are due: %s", s)
+		}
+		run(market.Clear, "2026-02-01T07:15:00Z")
+		bids = list()
+		if bids[block1[0]].Status != "SUCCESSFUL" || bids[block2[0]].Status != "SUCCESSFUL" {
+			// 30 <= 42.90 and 60 <= 65.20: both win at the uniform price.
+			t.Fatalf("after clearing: %+v", bids)
+		}
+		var results struct {
+			Results []map[string]any `json:"results"`
+		}
+		h.Do(http.MethodGet, "/v1/assets/bess-1/markets/fcr/results", token(), nil).Expect(t, http.StatusOK, "").JSON(t, &results)
+		found := false
+		for _, r := range results.Results {
+			if r["start_time"] == block1[0] {
+				found = true
+				if r["awarded_power_mw"] != 4.0 || r["status"] != "SUCCESSFUL" || r["price_source"] != "published" {
+					t.Fatalf("result %v", r)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("no result for the first block: %v", results)
+		}
+	})
+}
+
+func TestExpensiveBidIsRejectedAndLateEditFailsAtTheGate(t *testing.T) {
+	data, err := replay.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		h := testkit.NewHarness(t, b)
+		if err := identity.NewDirectory(b.Directory(), h.Clock, h.URL).EnsureOrganization(ctx, "acme", "Acme"); err != nil {
+			t.Fatal(err)
+		}
+		as := assets.NewService(b.Assets(), h.Clock)
+		a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
+		a.FCREnabled, a.FCRPrequalifiedMW = true, 10
+		if err := as.EnsureAsset(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		fcrhttp.Register(h.Server, fcr.NewService(as, b.Bids(), h.Clock, fcr.Config{}))
+		market := simulation.New(b.Bids(), data)
+		token := h.TokenFor("acme", auth.MarketRead, auth.MarketWrite)
+
+		var created struct {
+			Bids []bidView `json:"bids"`
+		}
+		h.Do(http.MethodPost, path, token, map[string]any{"bids": []any{bid(block2, 80, 5)}}).Expect(t, http.StatusCreated, "").JSON(t, &created)
+		id := created.Bids[0].ID
+		h.Clock.Set(at("2026-02-01T06:40:00Z"))
+		if err := market.Forward(ctx, h.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		token = h.TokenFor("acme", auth.MarketRead, auth.MarketWrite)
+		h.Clock.Set(at("2026-02-01T06:59:30Z"))
+		h.Do(http.MethodPut, path+"/"+id, token, map[string]any{"start_time": block2[0], "end_time": block2[1],
+			"capacity_price_eur_per_mw": 50, "offered_power_mw": 5}).Expect(t, http.StatusOK, "")
+		// The forwarder runs only after the gate: the edit fails, the bid stays.
+		h.Clock.Set(at("2026-02-01T07:00:30Z"))
+		if err := market.ForwardEdits(ctx, h.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		h.Clock.Set(at("2026-02-01T07:20:00Z"))
+		if err := market.Clear(ctx, h.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Bids []bidView `json:"bids"`
+		}
+		h.Do(http.MethodGet, path, token, nil).Expect(t, http.StatusOK, "").JSON(t, &out)
+		got := out.Bids[0]
+		if got.LastEditAttempt == nil || got.LastEditAttempt.Status != "FAILED_LATE_EDIT" || got.CapacityPrice != 80 || got.Status != "REJECTED" {
+			t.Fatalf("bid %+v", got)
+		}
+	})
+}
