@@ -42,11 +42,11 @@ func bid(block [2]string, price float64, mw int) map[string]any {
 }
 
 type bidView struct {
-	ID              string   `json:"id"`
-	Start           string   `json:"start_time"`
-	Status          string   `json:"status"`
-	OfferedMW       float64  `json:"offered_power_mw"`
-	CapacityPrice   float64  `json:"capacity_price_eur_per_mw"`
+	ID              string  `json:"id"`
+	Start           string  `json:"start_time"`
+	Status          string  `json:"status"`
+	OfferedMW       float64 `json:"offered_power_mw"`
+	CapacityPrice   float64 `json:"capacity_price_eur_per_mw"`
 	LastEditAttempt *struct {
 		Status string `json:"status"`
 	} `json:"last_edit_attempt"`
