@@ -50,6 +50,7 @@ type App struct {
 	Assets    *assets.Service
 	Backup    *afrr.BackupService
 	FCR       *fcr.Service
+	Capacity  *afrr.CapacityService
 	Market    *simulation.Market
 
 	workers *worker.Runner
@@ -102,6 +103,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Assets = assets.NewService(a.Store.Assets(), a.Clock)
 	a.Assets.AddDeletionGuard(bids.DeletionGuard{Store: a.Store.Bids()})
 	a.FCR = fcr.NewService(a.Assets, a.Store.Bids(), a.Clock, fcr.Config{})
+	a.Capacity = afrr.NewCapacityService(a.Assets, a.Store.Bids(), a.Clock)
 	a.Backup = afrr.NewBackupService(a.Store.BackupMarket(), a.Assets, a.Clock)
 
 	// The simulated market stands in for the TSOs' platform: it forwards,
@@ -130,6 +132,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	assetshttp.Register(a.Server, a.Assets)
 	afrrhttp.RegisterBackup(a.Server, a.Backup)
 	fcrhttp.Register(a.Server, a.FCR)
+	afrrhttp.RegisterCapacity(a.Server, a.Capacity)
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)

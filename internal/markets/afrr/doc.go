@@ -3,5 +3,5 @@
 // asset's per-product default price and capacity cap and its per-window
 // overrides decide what it offers for each quarter-hour. It is plain Go
 // with no HTTP and no SQL: the endpoints live in afrrhttp and the stores
-// in the store backends. Capacity and energy bids join this package later.
+// in the store backends.
 package afrr

@@ -7,12 +7,10 @@ package fcr
 
 import (
 	"context"
-	"time"
 
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/clock"
-	"atcp/internal/errs"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
 )
@@ -59,66 +57,16 @@ func NewService(a bids.AssetSource, store bids.Store, clk clock.Clock, cfg Confi
 	return &Service{Engine: bids.NewEngine(Rules(cfg), a, store, clk), assets: a, clk: clk}
 }
 
-// TenderInterval is a tender interval with its bidding window.
-type TenderInterval struct {
-	calendar.Interval
-	DeliveryDay calendar.Day
-	Window      calendar.Window
-	Open        bool // bids may be placed now
-}
-
-// maxIntervalSpan bounds a valid-interval query by time range.
-const maxIntervalSpan = 31 * 24 * time.Hour
-
-// IntervalQuery selects tender intervals: one delivery day, the blocks
-// overlapping a window, or (neither) every block whose bidding is open now.
-type IntervalQuery struct {
-	Day        *calendar.Day
-	Start, End *time.Time
-}
+// TenderInterval and IntervalQuery are the engine's, named here for callers.
+type (
+	TenderInterval = bids.TenderInterval
+	IntervalQuery  = bids.IntervalQuery
+)
 
 // ValidIntervals lists FCR tender intervals for a visible asset.
 func (s *Service) ValidIntervals(ctx context.Context, v auth.Visibility, assetID string, q IntervalQuery) ([]TenderInterval, error) {
 	if _, err := s.assets.Get(ctx, v, assetID); err != nil {
 		return nil, err
 	}
-	now := s.clk.Now().UTC()
-	var days []calendar.Day
-	var window *calendar.Interval
-	switch {
-	case q.Day != nil && (q.Start != nil || q.End != nil):
-		return nil, errs.Invalidf("query.delivery_day", q.Day.String(), "give either delivery_day or start_time and end_time, not both")
-	case q.Day != nil:
-		days = []calendar.Day{*q.Day}
-	case q.Start != nil || q.End != nil:
-		if q.Start == nil || q.End == nil {
-			return nil, errs.Invalidf("query.start_time", nil, "start_time and end_time go together")
-		}
-		iv := calendar.Interval{Start: q.Start.UTC(), End: q.End.UTC()}
-		if !iv.End.After(iv.Start) {
-			return nil, errs.Invalidf("query.end_time", iv.End.Format(time.RFC3339), "must be after start_time")
-		}
-		if iv.Duration() > maxIntervalSpan {
-			return nil, errs.Invalidf("query.end_time", iv.End.Format(time.RFC3339), "the window spans at most 31 days")
-		}
-		days, window = bids.DaysTouched(iv), &iv
-	default:
-		today := calendar.DayOf(now)
-		for d := today; !d.AddDays(-8).Span().Start.After(today.Span().Start); d = d.AddDays(1) {
-			if calendar.FCRWindow(d).Open(now) {
-				days = append(days, d)
-			}
-		}
-	}
-	out := []TenderInterval{}
-	for _, d := range days {
-		w := calendar.FCRWindow(d)
-		for _, b := range d.TenderBlocks() {
-			if window != nil && !window.Overlaps(b) {
-				continue
-			}
-			out = append(out, TenderInterval{Interval: b, DeliveryDay: d, Window: w, Open: w.Open(now)})
-		}
-	}
-	return out, nil
+	return bids.TenderIntervals(q, calendar.FCRWindow, s.clk.Now().UTC())
 }

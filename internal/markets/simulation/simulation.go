@@ -89,39 +89,45 @@ func horizon(now time.Time) time.Time {
 // forwarding batches up to now decide (see the package comment).
 func (m *Market) Forward(ctx context.Context, now time.Time) error {
 	for _, cm := range capacityMarkets {
-		for {
-			pending, err := m.store.Due(ctx, cm.market, bids.Pending, horizon(now), batchSize)
-			if err != nil {
-				return err
-			}
-			var submit, fail []bids.Ref
-			for _, b := range pending {
-				w := cm.window(calendar.DayOf(b.Start))
-				switch {
-				case now.Before(w.Recommended):
-				case b.UpdatedAt.Before(lastBatch(w)):
-					submit = append(submit, bids.Ref{AssetID: b.AssetID, ID: b.ID})
-				case !now.Before(w.Closes):
-					fail = append(fail, bids.Ref{AssetID: b.AssetID, ID: b.ID})
-				}
-			}
-			if len(submit) > 0 {
-				if _, err := m.store.MarkSubmitted(ctx, submit, now); err != nil {
-					return err
-				}
-			}
-			if len(fail) > 0 {
-				if _, err := m.store.MarkFailed(ctx, fail, now); err != nil {
-					return err
-				}
-			}
-			// A full page that changed nothing would be read again forever.
-			if len(pending) < batchSize || len(submit)+len(fail) == 0 {
-				return nil
-			}
+		if err := m.forward(ctx, cm, now); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+func (m *Market) forward(ctx context.Context, cm capacityMarket, now time.Time) error {
+	for {
+		pending, err := m.store.Due(ctx, cm.market, bids.Pending, horizon(now), batchSize)
+		if err != nil {
+			return err
+		}
+		var submit, fail []bids.Ref
+		for _, b := range pending {
+			w := cm.window(calendar.DayOf(b.Start))
+			switch {
+			case now.Before(w.Recommended):
+			case b.UpdatedAt.Before(lastBatch(w)):
+				submit = append(submit, bids.Ref{AssetID: b.AssetID, ID: b.ID})
+			case !now.Before(w.Closes):
+				fail = append(fail, bids.Ref{AssetID: b.AssetID, ID: b.ID})
+			}
+		}
+		if len(submit) > 0 {
+			if _, err := m.store.MarkSubmitted(ctx, submit, now); err != nil {
+				return err
+			}
+		}
+		if len(fail) > 0 {
+			if _, err := m.store.MarkFailed(ctx, fail, now); err != nil {
+				return err
+			}
+		}
+		// A full page that changed nothing would be read again forever.
+		if len(pending) < batchSize || len(submit)+len(fail) == 0 {
+			return nil
+		}
+	}
 }
 
 // ForwardEdits settles late edits: applied while the gate is open,

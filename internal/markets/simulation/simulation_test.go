@@ -9,6 +9,8 @@ import (
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/identity"
+	"atcp/internal/markets/afrr"
+	"atcp/internal/markets/afrr/afrrhttp"
 	"atcp/internal/markets/fcr"
 	"atcp/internal/markets/fcr/fcrhttp"
 	"atcp/internal/markets/replay"
@@ -209,6 +211,65 @@ func TestExpensiveBidIsRejectedAndLateEditFailsAtTheGate(t *testing.T) {
 		got := out.Bids[0]
 		if got.LastEditAttempt == nil || got.LastEditAttempt.Status != "FAILED_LATE_EDIT" || got.CapacityPrice != 80 || got.Status != "REJECTED" {
 			t.Fatalf("bid %+v", got)
+		}
+	})
+}
+
+// TestAFRRCapacityPayAsBid: aFRR capacity clears an hour after FCR,
+// pay-as-bid against the replayed marginal price (NEG 00-04: 3.32 EUR/MW/h).
+func TestAFRRCapacityPayAsBid(t *testing.T) {
+	data, err := replay.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		h := testkit.NewHarness(t, b)
+		if err := identity.NewDirectory(b.Directory(), h.Clock, h.URL).EnsureOrganization(ctx, "acme", "Acme"); err != nil {
+			t.Fatal(err)
+		}
+		as := assets.NewService(b.Assets(), h.Clock)
+		a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
+		a.AFRREnabled, a.AFRRPrequalifiedNegMW = true, 10
+		if err := as.EnsureAsset(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		afrrhttp.RegisterCapacity(h.Server, afrr.NewCapacityService(as, b.Bids(), h.Clock))
+		market := simulation.New(b.Bids(), data)
+		const capacity = "/v1/assets/bess-1/markets/afrr/capacity/bids"
+		capBid := func(block [2]string, price float64, mw int) map[string]any {
+			return map[string]any{"start_time": block[0], "end_time": block[1], "product": "neg",
+				"capacity_price_eur_per_mw": price, "energy_price_eur_per_mwh": 50, "offered_power_mw": mw}
+		}
+		token := h.TokenFor("acme", auth.MarketRead, auth.MarketWrite)
+		h.Do(http.MethodPost, capacity, token, map[string]any{"bids": []any{capBid(block1, 3, 6), capBid(block2, 9, 4)}}).Expect(t, http.StatusCreated, "")
+		for _, step := range []struct {
+			job  func(context.Context, time.Time) error
+			when string
+		}{{market.Forward, "2026-02-01T07:35:00Z"}, {market.Clear, "2026-02-01T08:14:00Z"}, {market.Clear, "2026-02-01T08:15:00Z"}} {
+			h.Clock.Set(at(step.when))
+			if err := step.job(ctx, at(step.when)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var out struct {
+			Bids []struct {
+				Start     string   `json:"start_time"`
+				Status    string   `json:"status"`
+				AwardedMW *float64 `json:"awarded_power_mw"`
+			} `json:"bids"`
+		}
+		h.Do(http.MethodGet, capacity, h.TokenFor("acme", auth.MarketRead), nil).Expect(t, http.StatusOK, "").JSON(t, &out)
+		got := map[string]string{}
+		for _, b := range out.Bids {
+			got[b.Start] = b.Status
+			if b.Status == "SUCCESSFUL" && (b.AwardedMW == nil || *b.AwardedMW != 6) {
+				t.Fatalf("awarded %v", b.AwardedMW)
+			}
+		}
+		// 3 <= 3.32 wins; 9 > 2.65 (NEG 04-08) loses.
+		if got[block1[0]] != "SUCCESSFUL" || got[block2[0]] != "REJECTED" {
+			t.Fatalf("statuses %v", got)
 		}
 	})
 }

@@ -1,4 +1,5 @@
-// Package afrrhttp serves the aFRR endpoints: for now the backup market's
+// Package afrrhttp serves the aFRR endpoints: capacity and energy bids
+// under /v1/assets/{asset_id}/markets/afrr and the backup market's
 // overrides and defaults under /v1/assets/{asset_id}/backup_markets/afrr.
 package afrrhttp
 

@@ -10,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"atcp/internal/markets/bids"
+	"atcp/internal/markets/calendar"
 )
 
 // PriceIn is a price field of a request: a JSON number or a string
@@ -80,3 +81,28 @@ func Edit(e *bids.EditAttempt) *EditAttempt {
 }
 
 var _ json.Marshaler = Price(0)
+
+// DeleteResponse is the body of a bulk DELETE of bids.
+type DeleteResponse struct {
+	DeletedCount  int      `json:"deleted_count"`
+	DeletedBidIDs []string `json:"deleted_bid_ids" nullable:"false"`
+}
+
+// ValidInterval is one tender interval of a capacity market's
+// valid_bid_intervals.
+type ValidInterval struct {
+	StartTime           time.Time `json:"start_time"`
+	EndTime             time.Time `json:"end_time"`
+	DeliveryDay         string    `json:"delivery_day" doc:"Europe/Berlin delivery day."`
+	OpensAt             time.Time `json:"opens_at"`
+	RecommendedDeadline time.Time `json:"recommended_deadline"`
+	GateClosure         time.Time `json:"gate_closure"`
+	BiddingOpen         bool      `json:"bidding_open" doc:"Whether bids may be placed now."`
+}
+
+// NewValidInterval describes the tender interval iv of delivery day d
+// with its bidding window w.
+func NewValidInterval(iv calendar.Interval, d calendar.Day, w calendar.Window, open bool) ValidInterval {
+	return ValidInterval{StartTime: iv.Start, EndTime: iv.End, DeliveryDay: d.String(),
+		OpensAt: w.Opens, RecommendedDeadline: w.Recommended, GateClosure: w.Closes, BiddingOpen: open}
+}

@@ -109,21 +109,10 @@ type UpdateResponse struct {
 type updateOutput struct{ Body UpdateResponse }
 
 // DeleteResponse is the body of DELETE bids.
-type DeleteResponse struct {
-	DeletedCount  int      `json:"deleted_count"`
-	DeletedBidIDs []string `json:"deleted_bid_ids" nullable:"false"`
-}
+type DeleteResponse = bidshttp.DeleteResponse
 
 // ValidInterval is one tender interval of valid_bid_intervals.
-type ValidInterval struct {
-	StartTime           time.Time `json:"start_time"`
-	EndTime             time.Time `json:"end_time"`
-	DeliveryDay         string    `json:"delivery_day" doc:"Europe/Berlin delivery day."`
-	OpensAt             time.Time `json:"opens_at"`
-	RecommendedDeadline time.Time `json:"recommended_deadline"`
-	GateClosure         time.Time `json:"gate_closure"`
-	BiddingOpen         bool      `json:"bidding_open" doc:"Whether bids may be placed now."`
-}
+type ValidInterval = bidshttp.ValidInterval
 
 // ValidIntervalsResponse is the body of GET valid_bid_intervals.
 type ValidIntervalsResponse struct {
@@ -155,19 +144,6 @@ type listInput struct {
 	AssetID   string    `path:"asset_id" doc:"The asset id."`
 	StartTime time.Time `query:"start_time" required:"false" doc:"Overlap filter: items ending after it."`
 	EndTime   time.Time `query:"end_time" required:"false" doc:"Overlap filter: items starting before it."`
-}
-
-// bounds are the optional overlap bounds of the query.
-func (q listInput) bounds() (start, end *time.Time) {
-	if !q.StartTime.IsZero() {
-		s := q.StartTime.UTC()
-		start = &s
-	}
-	if !q.EndTime.IsZero() {
-		e := q.EndTime.UTC()
-		end = &e
-	}
-	return start, end
 }
 
 type listOutput struct{ Body BidsResponse }
@@ -209,13 +185,6 @@ type validOutput struct{ Body ValidIntervalsResponse }
 
 type resultsOutput struct{ Body ResultsResponse }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 // Register adds the FCR endpoints to s.
 func Register(s *httpapi.Server, svc *fcr.Service) {
 	tags := []string{"FCR"}
@@ -229,7 +198,7 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 			"Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *listInput) (*listOutput, error) {
-		start, end := in.bounds()
+		start, end := bidshttp.Bounds(in.StartTime, in.EndTime)
 		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, nil)
 		if err != nil {
 			return nil, err
@@ -261,7 +230,7 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 		}
 		return &submitOutput{Body: SubmitResponse{
 			Bids: toBids(res.Bids), CreatedCount: res.Created, DeletedCount: len(res.DeletedIDs),
-			DeletedBidIDs: nonNil(res.DeletedIDs), Warnings: nonNil(res.Warnings),
+			DeletedBidIDs: bidshttp.NonNil(res.DeletedIDs), Warnings: bidshttp.NonNil(res.Warnings),
 		}}, nil
 	})
 
@@ -276,7 +245,7 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 		if err != nil {
 			return nil, err
 		}
-		return &deleteIntervalOutput{Body: DeleteResponse{DeletedCount: len(ids), DeletedBidIDs: nonNil(ids)}}, nil
+		return &deleteIntervalOutput{Body: DeleteResponse{DeletedCount: len(ids), DeletedBidIDs: bidshttp.NonNil(ids)}}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -296,7 +265,7 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 		if err != nil {
 			return nil, err
 		}
-		return &updateOutput{Body: UpdateResponse{Bids: []Bid{toBid(b)}, Warnings: nonNil(warn)}}, nil
+		return &updateOutput{Body: UpdateResponse{Bids: []Bid{toBid(b)}, Warnings: bidshttp.NonNil(warn)}}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -323,15 +292,14 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 			}
 			q.Day = &d
 		}
-		q.Start, q.End = listInput{StartTime: in.StartTime, EndTime: in.EndTime}.bounds()
+		q.Start, q.End = bidshttp.Bounds(in.StartTime, in.EndTime)
 		list, err := svc.ValidIntervals(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, q)
 		if err != nil {
 			return nil, err
 		}
 		out := &validOutput{Body: ValidIntervalsResponse{Intervals: make([]ValidInterval, len(list))}}
 		for i, t := range list {
-			out.Body.Intervals[i] = ValidInterval{StartTime: t.Start, EndTime: t.End, DeliveryDay: t.DeliveryDay.String(),
-				OpensAt: t.Window.Opens, RecommendedDeadline: t.Window.Recommended, GateClosure: t.Window.Closes, BiddingOpen: t.Open}
+			out.Body.Intervals[i] = bidshttp.NewValidInterval(t.Interval, t.DeliveryDay, t.Window, t.Open)
 		}
 		return out, nil
 	})
@@ -343,7 +311,7 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 			"Bids not yet cleared appear with their current status and null award. Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *listInput) (*resultsOutput, error) {
-		start, end := in.bounds()
+		start, end := bidshttp.Bounds(in.StartTime, in.EndTime)
 		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, nil)
 		if err != nil {
 			return nil, err

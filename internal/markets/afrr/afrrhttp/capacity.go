@@ -1,0 +1,352 @@
+package afrrhttp
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"atcp/internal/auth"
+	"atcp/internal/errs"
+	"atcp/internal/httpapi"
+	"atcp/internal/markets/afrr"
+	"atcp/internal/markets/bids"
+	"atcp/internal/markets/bids/bidshttp"
+	"atcp/internal/markets/calendar"
+)
+
+// CapacityBid is the aFRR capacity bid record of every response.
+type CapacityBid struct {
+	ID              string                `json:"id" format:"uuid"`
+	IdempotencyKey  *string               `json:"idempotency_key"`
+	Product         bids.Product          `json:"product" enum:"pos,neg"`
+	StartTime       time.Time             `json:"start_time"`
+	EndTime         time.Time             `json:"end_time"`
+	CapacityPrice   bidshttp.Price        `json:"capacity_price_eur_per_mw" doc:"EUR per MW and hour of the block."`
+	EnergyPrice     bidshttp.Price        `json:"energy_price_eur_per_mwh" doc:"EUR/MWh; negative: the provider pays."`
+	OfferedPowerMW  float64               `json:"offered_power_mw"`
+	AwardedPowerMW  *float64              `json:"awarded_power_mw" doc:"Null until the auction cleared."`
+	Status          bids.Status           `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
+	LastEditAttempt *bidshttp.EditAttempt `json:"last_edit_attempt"`
+	CreatedAt       time.Time             `json:"created_at"`
+	UpdatedAt       time.Time             `json:"updated_at"`
+}
+
+func capacityPriceOf(p *bids.Price) bidshttp.Price {
+	if p == nil {
+		return 0
+	}
+	return bidshttp.Price(*p)
+}
+
+func toCapacityBid(b bids.Bid) CapacityBid {
+	return CapacityBid{
+		ID: b.ID, IdempotencyKey: b.IdempotencyKey, Product: b.Product, StartTime: b.Start, EndTime: b.End,
+		CapacityPrice: capacityPriceOf(b.CapacityPrice), EnergyPrice: capacityPriceOf(b.EnergyPrice),
+		OfferedPowerMW: b.OfferedMW, AwardedPowerMW: b.AwardedMW, Status: b.Status,
+		LastEditAttempt: bidshttp.Edit(b.LastEdit), CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
+	}
+}
+
+func toCapacityBids(list []bids.Bid) []CapacityBid {
+	out := make([]CapacityBid, len(list))
+	for i, b := range list {
+		out[i] = toCapacityBid(b)
+	}
+	return out
+}
+
+// CapacityBidInput is one bid of a submission.
+type CapacityBidInput struct {
+	IdempotencyKey *string          `json:"idempotency_key,omitempty" minLength:"1" maxLength:"200" doc:"Retrying the same key for the same interval and product returns the stored bid unchanged."`
+	StartTime      time.Time        `json:"start_time" doc:"Start of a tender interval (UTC)."`
+	EndTime        time.Time        `json:"end_time" doc:"End of the same tender interval (UTC, exclusive)."`
+	Product        bids.Product     `json:"product" enum:"pos,neg" doc:"pos: inject into the grid; neg: absorb from the grid."`
+	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw" doc:"0 to 15000 EUR per MW and hour of the block."`
+	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh" doc:"-15000 to 15000 EUR/MWh."`
+	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1" doc:"Whole MW."`
+}
+
+// CapacityScope is the replace_scope of a REPLACE.
+type CapacityScope struct {
+	StartTime time.Time     `json:"start_time"`
+	EndTime   time.Time     `json:"end_time"`
+	Product   *bids.Product `json:"product,omitempty" enum:"pos,neg" doc:"Omitted: the bids of both directions in the window are deleted first."`
+}
+
+// CapacitySubmitRequest is the body of POST capacity/bids.
+type CapacitySubmitRequest struct {
+	Bids         []CapacityBidInput `json:"bids" minItems:"1" maxItems:"500"`
+	Mode         bids.Mode          `json:"mode,omitempty" enum:"CREATE,REPLACE" doc:"CREATE (default) or REPLACE."`
+	ReplaceScope *CapacityScope     `json:"replace_scope,omitempty" doc:"Required when mode is REPLACE: its PENDING bids (of its product, when given) are deleted first."`
+}
+
+// CapacitySubmitResponse is the 201 body of POST capacity/bids.
+type CapacitySubmitResponse struct {
+	Bids          []CapacityBid `json:"bids" nullable:"false" doc:"The bids of the request in its order; an idempotent retry shows the stored bid."`
+	CreatedCount  int           `json:"created_count"`
+	DeletedCount  int           `json:"deleted_count"`
+	DeletedBidIDs []string      `json:"deleted_bid_ids" nullable:"false"`
+	Warnings      []string      `json:"warnings" nullable:"false"`
+	UpdatedCount  int           `json:"updated_count" doc:"Always 0: a submission never changes a stored bid (retries return it unchanged)."`
+}
+
+// CapacityUpdateRequest is the body of PUT capacity/bids/{bid_id}. The
+// product cannot change: delete the bid and place one in the other
+// direction.
+type CapacityUpdateRequest struct {
+	IdempotencyKey *string          `json:"idempotency_key,omitempty" minLength:"1" maxLength:"200" doc:"Overwrites the stored key; PENDING bids only."`
+	StartTime      time.Time        `json:"start_time"`
+	EndTime        time.Time        `json:"end_time"`
+	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw"`
+	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh"`
+	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1"`
+}
+
+// CapacityBidsResponse is the body of GET capacity/bids.
+type CapacityBidsResponse struct {
+	Bids   []CapacityBid `json:"bids" nullable:"false"`
+	Market string        `json:"market" enum:"capacity" doc:"Always capacity."`
+}
+
+// CapacityUpdateResponse is the body of PUT capacity/bids/{bid_id}.
+type CapacityUpdateResponse struct {
+	Bids     []CapacityBid `json:"bids" nullable:"false" doc:"The bid as stored."`
+	Warnings []string      `json:"warnings" nullable:"false" doc:"Set when past the recommended deadline."`
+}
+
+// CapacityValidIntervalsResponse is the body of GET
+// capacity/valid_bid_intervals.
+type CapacityValidIntervalsResponse struct {
+	Intervals []bidshttp.ValidInterval `json:"intervals" nullable:"false"`
+}
+
+// CapacityResult is one bid's auction result.
+type CapacityResult struct {
+	BidID           string          `json:"bid_id" format:"uuid"`
+	Product         bids.Product    `json:"product" enum:"pos,neg"`
+	StartTime       time.Time       `json:"start_time"`
+	EndTime         time.Time       `json:"end_time"`
+	OfferedPowerMW  float64         `json:"offered_power_mw"`
+	AwardedPowerMW  *float64        `json:"awarded_power_mw" doc:"Null until cleared."`
+	CapacityPrice   bidshttp.Price  `json:"capacity_price_eur_per_mw" doc:"The bid's own price, which an award earns (pay-as-bid)."`
+	EnergyPrice     bidshttp.Price  `json:"energy_price_eur_per_mwh" doc:"The bid's energy price."`
+	Status          bids.Status     `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
+	PriceSource     *string         `json:"price_source" doc:"Where the clearing came from; null until cleared."`
+	CapacityPayment *bidshttp.Price `json:"capacity_payment_eur" doc:"Awarded MW x capacity price x hours of the block, when SUCCESSFUL; null otherwise."`
+}
+
+// CapacityResultsResponse is the body of GET capacity/results.
+type CapacityResultsResponse struct {
+	Results []CapacityResult `json:"results" nullable:"false"`
+}
+
+// Huma reads parameters only from a struct's own fields, so each input
+// spells out the ones it takes.
+
+type capacityListInput struct {
+	AssetID   string    `path:"asset_id" doc:"The asset id."`
+	StartTime time.Time `query:"start_time" required:"false" doc:"Overlap filter: bids ending after it."`
+	EndTime   time.Time `query:"end_time" required:"false" doc:"Overlap filter: bids starting before it."`
+	Product   string    `query:"product" required:"false" enum:"pos,neg" doc:"One direction; omitted: both."`
+}
+
+// capacityProductParam is the optional product of a query.
+func capacityProductParam(s string) *bids.Product {
+	if s == "" {
+		return nil
+	}
+	p := bids.Product(s)
+	return &p
+}
+
+type capacityListOutput struct{ Body CapacityBidsResponse }
+
+type capacitySubmitInput struct {
+	AssetID string `path:"asset_id" doc:"The asset id."`
+	Body    CapacitySubmitRequest
+}
+
+type capacitySubmitOutput struct{ Body CapacitySubmitResponse }
+
+type capacityDeleteIntervalInput struct {
+	AssetID   string    `path:"asset_id" doc:"The asset id."`
+	StartTime time.Time `query:"start_time" required:"true" doc:"Exact start of the bids to delete."`
+	EndTime   time.Time `query:"end_time" required:"true" doc:"Exact end of the bids to delete."`
+	Product   string    `query:"product" required:"false" enum:"pos,neg" doc:"One direction; omitted: both."`
+}
+
+type capacityDeleteIntervalOutput struct{ Body bidshttp.DeleteResponse }
+
+type capacityBidPath struct {
+	AssetID string `path:"asset_id" doc:"The asset id."`
+	BidID   string `path:"bid_id" doc:"The bid id (uuid)."`
+}
+
+type capacityUpdateInput struct {
+	AssetID string `path:"asset_id" doc:"The asset id."`
+	BidID   string `path:"bid_id" doc:"The bid id (uuid)."`
+	Body    CapacityUpdateRequest
+}
+
+type capacityUpdateOutput struct{ Body CapacityUpdateResponse }
+
+type capacityValidInput struct {
+	AssetID     string    `path:"asset_id" doc:"The asset id."`
+	DeliveryDay string    `query:"delivery_day" required:"false" doc:"A delivery day (YYYY-MM-DD, Europe/Berlin)."`
+	StartTime   time.Time `query:"start_time" required:"false" doc:"With end_time: the tender intervals overlapping [start_time, end_time)."`
+	EndTime     time.Time `query:"end_time" required:"false"`
+}
+
+type capacityValidOutput struct {
+	Body CapacityValidIntervalsResponse
+}
+
+type capacityResultsOutput struct{ Body CapacityResultsResponse }
+
+// RegisterCapacity adds the aFRR capacity endpoints to s.
+func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
+	tags := []string{"aFRR capacity"}
+	base := "/v1/assets/{asset_id}/markets/afrr/capacity"
+	gates := " Bids open 10:00 Europe/Berlin at D-7; recommended deadline D-1 08:30, enforced gate D-1 09:00 (409 gate_closed after, 409 bidding_not_open before opening)."
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "list-afrr-capacity-bids", Method: http.MethodGet, Path: base + "/bids", Tags: tags,
+		Summary: "List aFRR capacity bids",
+		Description: "Bids of the asset overlapping [start_time, end_time) (either bound optional), of product when given. " +
+			"Bids that ended more than 30 days ago are not returned.",
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *capacityListInput) (*capacityListOutput, error) {
+		start, end := bidshttp.Bounds(in.StartTime, in.EndTime)
+		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, capacityProductParam(in.Product))
+		if err != nil {
+			return nil, err
+		}
+		return &capacityListOutput{Body: CapacityBidsResponse{Bids: toCapacityBids(list), Market: "capacity"}}, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "submit-afrr-capacity-bids", Method: http.MethodPost, Path: base + "/bids", Tags: tags, DefaultStatus: http.StatusCreated,
+		Summary: "Place aFRR capacity bids",
+		Description: "CREATE inserts the bids; REPLACE first deletes the PENDING bids fully inside replace_scope (of its product, or of both directions when it has none) " +
+			"and every bid must lie inside it (and have its product). Each interval must be a tender interval (422 with valid_intervals). " +
+			"Idempotency per bid: the same idempotency_key for the same interval and product returns the stored bid. " +
+			"Capacity price 0 to 15000 EUR/MW per hour, energy price -15000 to 15000 EUR/MWh (422 PRICE_OUT_OF_RANGE). " +
+			"Per direction, the power of the request plus the committed aFRR capacity power must stay within afrr_prequalified_capacity_pos_mw / _neg_mw " +
+			"in every 15-minute period (409 AFRR_PREQUALIFIED_CAPACITY_EXCEEDED with periods); energy bids do not count. " +
+			"409 market_not_enabled when afrr_enabled is false. A rejected request stores nothing." + gates,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *capacitySubmitInput) (*capacitySubmitOutput, error) {
+		sub := bids.Submission{Mode: in.Body.Mode, Bids: make([]bids.NewBid, len(in.Body.Bids))}
+		for i, b := range in.Body.Bids {
+			sub.Bids[i] = bids.NewBid{IdempotencyKey: b.IdempotencyKey, Product: b.Product, Start: b.StartTime, End: b.EndTime,
+				CapacityPrice: b.CapacityPrice.PriceInput, EnergyPrice: b.EnergyPrice.PriceInput, OfferedMW: b.OfferedPowerMW}
+		}
+		if sc := in.Body.ReplaceScope; sc != nil {
+			sub.Scope = &bids.ReplaceScope{Start: sc.StartTime, End: sc.EndTime, Product: sc.Product}
+		}
+		res, err := svc.Submit(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, sub)
+		if err != nil {
+			return nil, err
+		}
+		return &capacitySubmitOutput{Body: CapacitySubmitResponse{
+			Bids: toCapacityBids(res.Bids), CreatedCount: res.Created, DeletedCount: len(res.DeletedIDs),
+			DeletedBidIDs: bidshttp.NonNil(res.DeletedIDs), Warnings: bidshttp.NonNil(res.Warnings),
+		}}, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "delete-afrr-capacity-bids", Method: http.MethodDelete, Path: base + "/bids", Tags: tags,
+		Summary: "Delete the aFRR capacity bids of an interval",
+		Description: "Deletes the PENDING bids whose start_time and end_time are exactly the ones given, of product when given (both directions otherwise); " +
+			"bids in other statuses stay." + gates,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *capacityDeleteIntervalInput) (*capacityDeleteIntervalOutput, error) {
+		ids, err := svc.DeleteInterval(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID,
+			calendar.Interval{Start: in.StartTime, End: in.EndTime}, capacityProductParam(in.Product))
+		if err != nil {
+			return nil, err
+		}
+		return &capacityDeleteIntervalOutput{Body: bidshttp.DeleteResponse{DeletedCount: len(ids), DeletedBidIDs: bidshttp.NonNil(ids)}}, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "update-afrr-capacity-bid", Method: http.MethodPut, Path: base + "/bids/{bid_id}", Tags: tags,
+		Summary: "Change an aFRR capacity bid",
+		Description: "A PENDING bid changes in place (a changed interval must be a tender interval; the product never changes). A SUBMITTED bid keeps the values the market holds and " +
+			"records the change in last_edit_attempt (PENDING_RESYNC; APPLIED once forwarded, FAILED_LATE_EDIT if the gate closes first); " +
+			"only offered_power_mw and the prices may change (409 bid_not_pending otherwise, and for bids in any other status). " +
+			"409 market_not_enabled when afrr_enabled was switched off. " +
+			"Raising the power beyond the prequalified capacity of the bid's direction gives 409 AFRR_PREQUALIFIED_CAPACITY_EXCEEDED (the bid's own power is not counted)." + gates,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *capacityUpdateInput) (*capacityUpdateOutput, error) {
+		b, warn, err := svc.Update(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.BidID, bids.Change{
+			IdempotencyKey: in.Body.IdempotencyKey, Start: in.Body.StartTime, End: in.Body.EndTime,
+			CapacityPrice: in.Body.CapacityPrice.PriceInput, EnergyPrice: in.Body.EnergyPrice.PriceInput, OfferedMW: in.Body.OfferedPowerMW,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &capacityUpdateOutput{Body: CapacityUpdateResponse{Bids: []CapacityBid{toCapacityBid(b)}, Warnings: bidshttp.NonNil(warn)}}, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "delete-afrr-capacity-bid", Method: http.MethodDelete, Path: base + "/bids/{bid_id}", Tags: tags, DefaultStatus: http.StatusNoContent,
+		Summary:     "Delete one aFRR capacity bid",
+		Description: "Deletes a PENDING bid. 409 bid_not_pending for a bid already submitted (or cleared); 404 for an unknown bid." + gates,
+		Errors:      []int{http.StatusNotFound, http.StatusConflict},
+	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *capacityBidPath) (*struct{}, error) {
+		return nil, svc.Delete(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.BidID)
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "list-afrr-capacity-valid-bid-intervals", Method: http.MethodGet, Path: base + "/valid_bid_intervals", Tags: tags,
+		Summary: "List aFRR capacity tender intervals",
+		Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
+			"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open.",
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *capacityValidInput) (*capacityValidOutput, error) {
+		var q afrr.CapacityIntervalQuery
+		if in.DeliveryDay != "" {
+			d, err := calendar.ParseDay(in.DeliveryDay)
+			if err != nil {
+				return nil, errs.Invalidf("query.delivery_day", in.DeliveryDay, "%s", err.Error())
+			}
+			q.Day = &d
+		}
+		q.Start, q.End = bidshttp.Bounds(in.StartTime, in.EndTime)
+		list, err := svc.ValidIntervals(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, q)
+		if err != nil {
+			return nil, err
+		}
+		out := &capacityValidOutput{Body: CapacityValidIntervalsResponse{Intervals: make([]bidshttp.ValidInterval, len(list))}}
+		for i, t := range list {
+			out.Body.Intervals[i] = bidshttp.NewValidInterval(t.Interval, t.DeliveryDay, t.Window, t.Open)
+		}
+		return out, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "list-afrr-capacity-results", Method: http.MethodGet, Path: base + "/results", Tags: tags,
+		Summary: "List aFRR capacity auction results",
+		Description: "Per bid overlapping [start_time, end_time) (of product when given): offered and awarded power, the bid's own capacity price (pay-as-bid) and energy price, " +
+			"status, price source and, when SUCCESSFUL, the capacity payment (awarded MW x capacity price x hours of the block, EUR). " +
+			"Bids not yet cleared appear with their current status and null award. Bids that ended more than 30 days ago are not returned.",
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *capacityListInput) (*capacityResultsOutput, error) {
+		start, end := bidshttp.Bounds(in.StartTime, in.EndTime)
+		list, err := svc.Results(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, capacityProductParam(in.Product))
+		if err != nil {
+			return nil, err
+		}
+		out := &capacityResultsOutput{Body: CapacityResultsResponse{Results: make([]CapacityResult, len(list))}}
+		for i, r := range list {
+			out.Body.Results[i] = CapacityResult{BidID: r.ID, Product: r.Product, StartTime: r.Start, EndTime: r.End,
+				OfferedPowerMW: r.OfferedMW, AwardedPowerMW: r.AwardedMW, CapacityPrice: capacityPriceOf(r.CapacityPrice),
+				EnergyPrice: capacityPriceOf(r.EnergyPrice), Status: r.Status, PriceSource: r.PriceSource,
+				CapacityPayment: bidshttp.PricePtr(r.Payment)}
+		}
+		return out, nil
+	})
+}
