@@ -51,6 +51,7 @@ type App struct {
 	Backup    *afrr.BackupService
 	FCR       *fcr.Service
 	Capacity  *afrr.CapacityService
+	Energy    *afrr.EnergyService
 	Market    *simulation.Market
 
 	workers *worker.Runner
@@ -104,6 +105,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Assets.AddDeletionGuard(bids.DeletionGuard{Store: a.Store.Bids()})
 	a.FCR = fcr.NewService(a.Assets, a.Store.Bids(), a.Clock, fcr.Config{})
 	a.Capacity = afrr.NewCapacityService(a.Assets, a.Store.Bids(), a.Clock)
+	a.Energy = afrr.NewEnergyService(a.Assets, a.Store.Bids(), a.Clock)
 	a.Backup = afrr.NewBackupService(a.Store.BackupMarket(), a.Assets, a.Clock)
 
 	// The simulated market stands in for the TSOs' platform: it forwards,
@@ -133,6 +135,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	afrrhttp.RegisterBackup(a.Server, a.Backup)
 	fcrhttp.Register(a.Server, a.FCR)
 	afrrhttp.RegisterCapacity(a.Server, a.Capacity)
+	afrrhttp.RegisterEnergy(a.Server, a.Energy)
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)

@@ -9,15 +9,20 @@
 //     SUBMITTED; one still PENDING at the gate never reached the market and
 //     is FAILED. The decision depends only on the bid and the gate, so a
 //     worker that runs late (a fast demo clock) decides the same.
+//
 //   - Late edits of SUBMITTED bids are forwarded within a minute: APPLIED
 //     before the gate, FAILED_LATE_EDIT after it.
+//
 //   - Clearing: fifteen minutes after the gate the auction of the
 //     delivery day is cleared with the replayed day's published results
 //     (package replay) and every SUBMITTED bid becomes SUCCESSFUL (with its
 //     awarded power and settlement price) or REJECTED.
 //
-// aFRR energy activation and the backup market's fallback offers join
-// when the aFRR energy bids do.
+//   - aFRR energy: a quarter-hour's energy bids are forwarded at its
+//     closure (25 minutes before delivery) and, once the quarter-hour has
+//     been delivered, activated or not by the modelled activation of the
+//     replayed quarter-hour (package replay) and settled at its marginal
+//     price; where the replayed data does not clear, FALLBACK.
 package simulation
 
 import (
@@ -73,6 +78,7 @@ func (m *Market) Jobs() []worker.Job {
 		{Name: "market.forward", Every: time.Minute, Run: m.Forward},
 		{Name: "market.edits", Every: EditForwarding / 2, Run: m.ForwardEdits},
 		{Name: "market.clear", Every: time.Minute, Run: m.Clear},
+		{Name: "market.energy", Every: time.Minute, Run: m.Energy},
 	}
 }
 
@@ -192,11 +198,8 @@ func clearCapacity(data *replay.Dataset, cm capacityMarket, due []bids.Bid) ([]b
 		if b.CapacityPrice != nil {
 			in[i].Price = float64(*b.CapacityPrice) / 100
 		}
-		switch b.Product {
-		case bids.Pos:
-			in[i].Direction = replay.Pos
-		case bids.Neg:
-			in[i].Direction = replay.Neg
+		if b.Product != bids.Sym {
+			in[i].Direction = direction(b.Product)
 		}
 	}
 	results, err := cm.clear(data, in)
@@ -216,4 +219,82 @@ func clearCapacity(data *replay.Dataset, cm capacityMarket, due []bids.Bid) ([]b
 		out[i] = o
 	}
 	return out, nil
+}
+
+// Energy forwards the aFRR energy bids whose closure has passed and
+// settles those whose quarter-hour has been delivered.
+func (m *Market) Energy(ctx context.Context, now time.Time) error {
+	// Closed: the period starts at or before now + the lead time (instants
+	// are kept to the microsecond, so "at or before" is "before + 1 µs").
+	closed := now.Add(calendar.EnergyBidLeadTime + time.Microsecond)
+	pending, err := m.store.Due(ctx, bids.AFRREnergy, bids.Pending, closed, maxAuction)
+	if err != nil {
+		return err
+	}
+	refs := make([]bids.Ref, len(pending))
+	for i, b := range pending {
+		refs[i] = bids.Ref{AssetID: b.AssetID, ID: b.ID}
+	}
+	if len(refs) > 0 {
+		if _, err := m.store.MarkSubmitted(ctx, refs, now); err != nil {
+			return err
+		}
+	}
+	submitted, err := m.store.Due(ctx, bids.AFRREnergy, bids.Submitted, now, maxAuction)
+	if err != nil {
+		return err
+	}
+	var delivered []bids.Bid
+	for _, b := range submitted {
+		if !now.Before(b.End) {
+			delivered = append(delivered, b)
+		}
+	}
+	if len(delivered) == 0 {
+		return nil
+	}
+	outcomes, err := activateEnergy(m.data, delivered)
+	if err != nil {
+		return err
+	}
+	_, err = m.store.RecordOutcomes(ctx, outcomes, now)
+	return err
+}
+
+// activateEnergy settles delivered energy bids, one quarter-hour each.
+func activateEnergy(data *replay.Dataset, delivered []bids.Bid) ([]bids.Outcome, error) {
+	in := make([]replay.EnergyBid, len(delivered))
+	for i, b := range delivered {
+		in[i] = replay.EnergyBid{ID: b.ID, Period: b.Interval(), Direction: direction(b.Product), PowerMW: b.OfferedMW}
+		if b.EnergyPrice != nil {
+			in[i].Price = float64(*b.EnergyPrice) / 100
+		}
+	}
+	results, err := data.ClearAFRREnergy(in)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bids.Outcome, len(results))
+	for i, r := range results {
+		status := bids.Rejected
+		switch r.Status {
+		case replay.Successful:
+			status = bids.Successful
+		case replay.Fallback:
+			status = bids.Fallback
+		}
+		activated := r.ActivatedMW
+		price := bids.Price(math.Round(r.SettlementPrice * 100))
+		source := string(r.PriceSource)
+		out[i] = bids.Outcome{Ref: bids.Ref{AssetID: delivered[i].AssetID, ID: delivered[i].ID}, Status: status,
+			AwardedMW: &activated, SettlementPrice: &price, PriceSource: &source}
+	}
+	return out, nil
+}
+
+func direction(p bids.Product) replay.Direction {
+	if p == bids.Pos {
+		return replay.Pos
+	}
+	return replay.Neg
 }

@@ -11,6 +11,7 @@ import (
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/afrr/afrrhttp"
+	"atcp/internal/markets/calendar"
 	"atcp/internal/markets/fcr"
 	"atcp/internal/markets/fcr/fcrhttp"
 	"atcp/internal/markets/replay"
@@ -270,6 +271,105 @@ func TestAFRRCapacityPayAsBid(t *testing.T) {
 		// 3 <= 3.32 wins; 9 > 2.65 (NEG 04-08) loses.
 		if got[block1[0]] != "SUCCESSFUL" || got[block2[0]] != "REJECTED" {
 			t.Fatalf("statuses %v", got)
+		}
+	})
+}
+
+// TestAFRREnergyActivation: energy bids are forwarded at their closure and,
+// once delivered, activated in the direction the replayed quarter-hour
+// activated and settled at its marginal price.
+func TestAFRREnergyActivation(t *testing.T) {
+	data, err := replay.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first quarter-hour of the delivery day with a modelled activation.
+	var qh replay.QuarterHourClearing
+	for _, p := range (calendar.Day{Year: 2026, Month: 2, Day: 2}).Periods() {
+		c, err := data.ClearQuarterHour(p.Start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Cleared && c.Direction != "" && c.ActivationShare > 0 {
+			qh = c
+			break
+		}
+	}
+	if qh.Direction == "" {
+		t.Fatal("no activated quarter-hour in the replayed day")
+	}
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		h := testkit.NewHarness(t, b)
+		if err := identity.NewDirectory(b.Directory(), h.Clock, h.URL).EnsureOrganization(ctx, "acme", "Acme"); err != nil {
+			t.Fatal(err)
+		}
+		as := assets.NewService(b.Assets(), h.Clock)
+		a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
+		ten := 10.0
+		a.UsablePowerCapacityMW = &ten
+		a.AFRREnabled, a.AFRRPrequalifiedNegMW, a.AFRRPrequalifiedPosMW = true, 10, 10
+		if err := as.EnsureAsset(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		afrrhttp.RegisterEnergy(h.Server, afrr.NewEnergyService(as, b.Bids(), h.Clock))
+		market := simulation.New(b.Bids(), data)
+		const energy = "/v1/assets/bess-1/markets/afrr/energy/bids"
+		h.Clock.Set(at("2026-02-01T09:30:00Z")) // the energy market of the day is open
+		token := h.TokenFor("acme", auth.MarketRead, auth.MarketWrite)
+		var bidsIn []any
+		for _, product := range []string{"pos", "neg"} {
+			bidsIn = append(bidsIn, map[string]any{"start_time": qh.Period.Start.Format(time.RFC3339), "end_time": qh.Period.End.Format(time.RFC3339),
+				"product": product, "energy_price_eur_per_mwh": -15000, "offered_power_mw": 4})
+		}
+		h.Do(http.MethodPost, energy, token, map[string]any{"bids": bidsIn}).Expect(t, http.StatusCreated, "")
+
+		status := func() map[string]string {
+			var out struct {
+				Bids []struct {
+					Product string `json:"product"`
+					Status  string `json:"status"`
+				} `json:"bids"`
+			}
+			h.Do(http.MethodGet, energy, h.TokenFor("acme", auth.MarketRead), nil).Expect(t, http.StatusOK, "").JSON(t, &out)
+			m := map[string]string{}
+			for _, b := range out.Bids {
+				m[b.Product] = b.Status
+			}
+			return m
+		}
+		step := func(when time.Time) {
+			t.Helper()
+			h.Clock.Set(when)
+			if err := market.Energy(ctx, when); err != nil {
+				t.Fatal(err)
+			}
+		}
+		step(qh.Period.Start.Add(-26 * time.Minute))
+		if s := status(); s["pos"] != "PENDING" {
+			t.Fatalf("forwarded before the closure: %v", s)
+		}
+		step(qh.Period.Start.Add(-25 * time.Minute))
+		if s := status(); s["pos"] != "SUBMITTED" || s["neg"] != "SUBMITTED" {
+			t.Fatalf("not forwarded at the closure: %v", s)
+		}
+		step(qh.Period.End.Add(-time.Second))
+		if s := status(); s["pos"] != "SUBMITTED" {
+			t.Fatalf("settled before delivery ended: %v", s)
+		}
+		step(qh.Period.End)
+		s := status()
+		other := map[replay.Direction]string{replay.Pos: "neg", replay.Neg: "pos"}[qh.Direction]
+		if s[string(qh.Direction)] != "SUCCESSFUL" || s[other] != "REJECTED" {
+			t.Fatalf("activated %s: statuses %v", qh.Direction, s)
+		}
+		var results struct {
+			Results []map[string]any `json:"results"`
+		}
+		h.Do(http.MethodGet, "/v1/assets/bess-1/markets/afrr/energy/results", h.TokenFor("acme", auth.MarketRead), nil).
+			Expect(t, http.StatusOK, "").JSON(t, &results)
+		if len(results.Results) != 2 {
+			t.Fatalf("results %v", results)
 		}
 	})
 }
