@@ -290,3 +290,48 @@ func TestBidStoreClearing(t *testing.T) {
 		}
 	})
 }
+
+// TestMarketMovesWaitForBidRewrites: a market move (here MarkSubmitted)
+// that arrives while Apply is between reading and rewriting the asset's
+// bids waits for it instead of being undone by the rewrite.
+func TestMarketMovesWaitForBidRewrites(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		_, svc, _ := bidEnv(t, b)
+		ctx := context.Background()
+		res, err := svc.Submit(ctx, assetAcme, "bess", bids.Submission{Bids: []bids.NewBid{fcrBid(bidBlock, "", 2)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := res.Bids[0].ID
+		s := b.Bids()
+		read := make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			done <- s.Apply(ctx, assetAcme, "bess", bids.FCR, bidBlock, func(_ assets.Asset, existing []bids.Bid) (bids.Changes, error) {
+				close(read)
+				time.Sleep(100 * time.Millisecond) // the market move arrives now
+				cur := existing[0]
+				cur.OfferedMW = 3
+				return bids.Changes{Update: []bids.Bid{cur}}, nil
+			})
+		}()
+		<-read
+		n, err := s.MarkSubmitted(ctx, []bids.Ref{{AssetID: "bess", ID: id}}, testkit.Start.Add(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Get(ctx, assetAcme, "bess", bids.FCR, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 && got.Status != bids.Submitted {
+			t.Fatalf("the submission was undone by a concurrent rewrite: status %s", got.Status)
+		}
+		if got.OfferedMW != 3 {
+			t.Fatalf("the rewrite was lost: %v MW", got.OfferedMW)
+		}
+	})
+}

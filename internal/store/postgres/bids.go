@@ -211,10 +211,26 @@ func (s bidStore) Due(ctx context.Context, market bids.Market, status bids.Statu
 }
 
 // moveStatus moves bids from one status to another in one transaction.
+// lockBidAssets locks the asset rows of refs, in asset_id order so that
+// two such transactions cannot deadlock. Apply holds the same lock while
+// it reads, decides and rewrites an asset's bids, so a market move never
+// lands between its read and its write (where the rewrite would undo it).
+func lockBidAssets(ctx context.Context, tx pgx.Tx, refs []bids.Ref) error {
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = r.AssetID
+	}
+	_, err := tx.Exec(ctx, `SELECT 1 FROM assets WHERE asset_id = ANY($1) ORDER BY asset_id FOR UPDATE`, ids)
+	return err
+}
+
 func (s bidStore) moveStatus(ctx context.Context, refs []bids.Ref, from, to bids.Status, at time.Time, submitted bool) (int, error) {
 	n := 0
 	err := s.db.tx(ctx, func(tx pgx.Tx) error {
 		n = 0
+		if err := lockBidAssets(ctx, tx, refs); err != nil {
+			return err
+		}
 		q := `UPDATE bids SET status = $1, updated_at = $2 WHERE bid_id = $3::uuid AND asset_id = $4 AND status = $5`
 		if submitted {
 			q = `UPDATE bids SET status = $1, updated_at = $2, submitted_at = $2 WHERE bid_id = $3::uuid AND asset_id = $4 AND status = $5`
@@ -243,6 +259,13 @@ func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, a
 	n := 0
 	err := s.db.tx(ctx, func(tx pgx.Tx) error {
 		n = 0
+		refs := make([]bids.Ref, len(outcomes))
+		for i, o := range outcomes {
+			refs[i] = o.Ref
+		}
+		if err := lockBidAssets(ctx, tx, refs); err != nil {
+			return err
+		}
 		for _, o := range outcomes {
 			from := "status = 'SUBMITTED'"
 			if o.Status == bids.Fallback {
@@ -276,14 +299,19 @@ func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, r
 			WHERE bid_id = $2::uuid AND asset_id = $3 AND edit_status = 'PENDING_RESYNC'`
 		args = []any{at, ref.ID, ref.AssetID}
 	}
-	tag, err := s.db.pool.Exec(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return errs.NotFoundf("bid %q has no pending edit", ref.ID)
-	}
-	return nil
+	return s.db.tx(ctx, func(tx pgx.Tx) error {
+		if err := lockBidAssets(ctx, tx, []bids.Ref{ref}); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return errs.NotFoundf("bid %q has no pending edit", ref.ID)
+		}
+		return nil
+	})
 }
 
 func (s bidStore) CommittedAfter(ctx context.Context, assetID string, t time.Time) (map[bids.Market]int, error) {

@@ -136,30 +136,41 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, assetID string, 
 		if err != nil {
 			return err
 		}
-		for _, id := range ch.Delete {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM bids WHERE bid_id = ? AND asset_id = ? AND status = 'PENDING'`, id, assetID); err != nil {
-				return err
-			}
+		// A day of energy bids is a hundred rows: each statement is parsed
+		// once per transaction, not once per row.
+		if err := execEach(ctx, tx, `DELETE FROM bids WHERE bid_id = ? AND asset_id = ? AND status = 'PENDING'`, ch.Delete,
+			func(id string) []any { return []any{id, assetID} }); err != nil {
+			return err
 		}
-		for _, b := range ch.Update {
-			if _, err := tx.ExecContext(ctx, bidUpdate, append(bidValues(b), b.ID, assetID)...); err != nil {
-				if isUniqueViolation(err) {
-					return keyInUse(b)
-				}
-				return err
-			}
+		if err := execEach(ctx, tx, bidUpdate, ch.Update, func(b bids.Bid) []any { return append(bidValues(b), b.ID, assetID) }); err != nil {
+			return err
 		}
-		for _, b := range ch.Insert {
-			args := append([]any{b.ID, a.OrganizationID, assetID, string(b.Market), string(b.Product), sqlutil.Micros(b.CreatedAt)}, bidValues(b)...)
-			if _, err := tx.ExecContext(ctx, bidInsert, args...); err != nil {
-				if isUniqueViolation(err) {
-					return keyInUse(b)
-				}
-				return err
-			}
-		}
-		return nil
+		return execEach(ctx, tx, bidInsert, ch.Insert, func(b bids.Bid) []any {
+			return append([]any{b.ID, a.OrganizationID, assetID, string(b.Market), string(b.Product), sqlutil.Micros(b.CreatedAt)}, bidValues(b)...)
+		})
 	})
+}
+
+// execEach runs query once per item with the arguments args gives, on one
+// prepared statement; a unique violation of a bid is its idempotency key.
+func execEach[T any](ctx context.Context, tx *sql.Tx, query string, items []T, args func(T) []any) error {
+	if len(items) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, it := range items {
+		if _, err := stmt.ExecContext(ctx, args(it)...); err != nil {
+			if b, ok := any(it).(bids.Bid); ok && isUniqueViolation(err) {
+				return keyInUse(b)
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 func keyInUse(b bids.Bid) error {
