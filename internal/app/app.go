@@ -114,7 +114,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	if err != nil {
 		return nil, fmt.Errorf("load the market replay data: %w", err)
 	}
-	a.Market = simulation.New(a.Store.Bids(), data)
+	a.Market = simulation.New(a.Store.Bids(), data, a.Backup)
 	a.workers, err = worker.NewRunner(worker.Options{
 		Clock: a.Clock, Leases: a.Store.Leases(), Logger: log, Registerer: a.Server.Registry(),
 	}, a.Market.Jobs()...)

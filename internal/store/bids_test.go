@@ -335,3 +335,41 @@ func TestMarketMovesWaitForBidRewrites(t *testing.T) {
 		}
 	})
 }
+
+// TestBidStoreCovering: the awards containing an instant, start inclusive,
+// end exclusive, of one status only.
+func TestBidStoreCovering(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		_, svc, _ := bidEnv(t, b)
+		ctx := context.Background()
+		res, err := svc.Submit(ctx, assetAcme, "bess", bids.Submission{Bids: []bids.NewBid{fcrBid(bidBlock, "", 2), fcrBid(bidNext, "", 3)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := b.Bids()
+		won := 2.0
+		if _, err := s.MarkSubmitted(ctx, []bids.Ref{{AssetID: "bess", ID: res.Bids[0].ID}}, testkit.Start); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.RecordOutcomes(ctx, []bids.Outcome{{Ref: bids.Ref{AssetID: "bess", ID: res.Bids[0].ID}, Status: bids.Successful, AwardedMW: &won}}, testkit.Start); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			at   time.Time
+			want int
+		}{
+			{bidBlock.Start.Add(-time.Microsecond), 0},
+			{bidBlock.Start, 1},
+			{bidBlock.End.Add(-time.Microsecond), 1},
+			{bidBlock.End, 0}, // the next block's bid is PENDING, not SUCCESSFUL
+		} {
+			got, err := s.Covering(ctx, bids.FCR, bids.Successful, tc.at)
+			if err != nil || len(got) != tc.want {
+				t.Fatalf("covering %v: %d bids (%v), want %d", tc.at, len(got), err, tc.want)
+			}
+		}
+		if got, _ := s.Covering(ctx, bids.FCR, bids.Pending, bidNext.Start); len(got) != 1 || got[0].ID != res.Bids[1].ID {
+			t.Fatalf("pending covering %v", got)
+		}
+	})
+}

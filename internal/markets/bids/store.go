@@ -34,6 +34,10 @@ type Store interface {
 	// startBefore, oldest start first: the bids the simulated market
 	// submits or fails (PENDING) and clears (SUBMITTED).
 	Due(ctx context.Context, market Market, status Status, startBefore time.Time, limit int) ([]Bid, error)
+	// Covering returns the bids of market in status whose interval
+	// contains at (start <= at < end): the capacity awards a quarter-hour
+	// of energy must honour.
+	Covering(ctx context.Context, market Market, status Status, at time.Time) ([]Bid, error)
 	// MarkSubmitted moves PENDING bids to SUBMITTED (submitted_at at)
 	// and returns how many moved; bids in any other status are left.
 	MarkSubmitted(ctx context.Context, refs []Ref, at time.Time) (int, error)

@@ -23,6 +23,14 @@
 //     been delivered, activated or not by the modelled activation of the
 //     replayed quarter-hour (package replay) and settled at its marginal
 //     price; where the replayed data does not clear, FALLBACK.
+//
+//   - The award obligation: at each quarter-hour's closure, an asset holding
+//     a SUCCESSFUL aFRR capacity award for it must offer the awarded power
+//     as energy. What its own forwarded energy bids leave uncovered is
+//     offered on its behalf from the backup market (its default or override
+//     price, within its cap), as an energy bid with the idempotency key
+//     "backup-market"; what the backup market cannot offer stays a
+//     shortfall (afrr.AwardObligation).
 package simulation
 
 import (
@@ -31,6 +39,11 @@ import (
 	"math"
 	"time"
 
+	"github.com/google/uuid"
+
+	"atcp/internal/assets"
+	"atcp/internal/auth"
+	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/markets/replay"
@@ -61,16 +74,28 @@ var capacityMarkets = []capacityMarket{
 	{bids.AFRRCapacity, calendar.AFRRCapacityWindow, (*replay.Dataset).ClearAFRRCapacity},
 }
 
-// Market is the simulated market.
-type Market struct {
-	store bids.Store
-	data  *replay.Dataset
+// BackupOffers tells what the backup market offers for an asset,
+// direction and window, one offer per quarter-hour (afrr.BackupService).
+type BackupOffers interface {
+	Offers(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product, w calendar.Interval) ([]afrr.Offer, error)
 }
 
-// New returns the simulated market over the bid store and replay data.
-func New(store bids.Store, data *replay.Dataset) *Market {
-	return &Market{store: store, data: data}
+// Market is the simulated market.
+type Market struct {
+	store  bids.Store
+	data   *replay.Dataset
+	backup BackupOffers
 }
+
+// New returns the simulated market over the bid store, the replay data
+// and the backup market.
+func New(store bids.Store, data *replay.Dataset, backup BackupOffers) *Market {
+	return &Market{store: store, data: data, backup: backup}
+}
+
+// BackupMarketKey is the idempotency key of the energy bids the market
+// places on an award holder's behalf from its backup-market configuration.
+const BackupMarketKey = "backup-market"
 
 // Jobs are the market's background jobs, for a worker.Runner.
 func (m *Market) Jobs() []worker.Job {
@@ -240,6 +265,9 @@ func (m *Market) Energy(ctx context.Context, now time.Time) error {
 			return err
 		}
 	}
+	if err := m.honourAwards(ctx, now); err != nil {
+		return err
+	}
 	submitted, err := m.store.Due(ctx, bids.AFRREnergy, bids.Submitted, now, maxAuction)
 	if err != nil {
 		return err
@@ -297,4 +325,71 @@ func direction(p bids.Product) replay.Direction {
 		return replay.Pos
 	}
 	return replay.Neg
+}
+
+// obligationLookback is how far back a late run still honours awards of
+// quarter-hours whose delivery has begun (a fast demo clock, a lagging
+// worker); the idempotency key makes repeated runs harmless.
+const obligationLookback = 15 * time.Minute
+
+// honourAwards places the backup-market energy offers of every quarter-hour
+// whose closure has passed (see the package comment).
+func (m *Market) honourAwards(ctx context.Context, now time.Time) error {
+	first := now.Add(-obligationLookback).Truncate(calendar.PeriodLength)
+	for qh := first; !qh.After(now.Add(calendar.EnergyBidLeadTime)); qh = qh.Add(calendar.PeriodLength) {
+		if qh.Add(-calendar.EnergyBidLeadTime).After(now) {
+			break
+		}
+		awards, err := m.store.Covering(ctx, bids.AFRRCapacity, bids.Successful, qh)
+		if err != nil {
+			return err
+		}
+		for _, award := range awards {
+			if err := m.honour(ctx, award, calendar.Interval{Start: qh, End: qh.Add(calendar.PeriodLength)}, now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (m *Market) honour(ctx context.Context, award bids.Bid, period calendar.Interval, now time.Time) error {
+	all := auth.Visibility{All: true}
+	product := afrr.Product(award.Product)
+	offers, err := m.backup.Offers(ctx, all, award.AssetID, product, period)
+	if err != nil {
+		return err
+	}
+	if len(offers) != 1 {
+		return fmt.Errorf("backup market: %d offers for one quarter-hour of %s", len(offers), award.AssetID)
+	}
+	awarded := award.OfferedMW
+	if award.AwardedMW != nil {
+		awarded = *award.AwardedMW
+	}
+	return m.store.Apply(ctx, all, award.AssetID, bids.AFRREnergy, period, func(a assets.Asset, existing []bids.Bid) (bids.Changes, error) {
+		var own []bids.Bid
+		for _, b := range existing {
+			if b.Product != award.Product || !b.Start.Equal(period.Start) {
+				continue
+			}
+			if b.IdempotencyKey != nil && *b.IdempotencyKey == BackupMarketKey {
+				return bids.Changes{}, nil // already honoured
+			}
+			own = append(own, b)
+		}
+		ob := afrr.AwardObligation(period.Start, product, awarded, own, offers[0])
+		if ob.OfferMW <= 0 || ob.Price == nil {
+			return bids.Changes{}, nil
+		}
+		key := BackupMarketKey
+		price := bids.Price(ob.Price.Shift(2).Round(0).IntPart())
+		submitted := now
+		return bids.Changes{Insert: []bids.Bid{{
+			ID: uuid.NewString(), OrganizationID: a.OrganizationID, AssetID: a.ID, Market: bids.AFRREnergy,
+			Product: award.Product, Start: period.Start, End: period.End, IdempotencyKey: &key,
+			EnergyPrice: &price, OfferedMW: ob.OfferMW, Status: bids.Submitted, SubmittedAt: &submitted,
+			CreatedAt: now, UpdatedAt: now,
+		}}}, nil
+	})
 }

@@ -73,7 +73,7 @@ func TestFCRLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		fcrhttp.Register(h.Server, fcr.NewService(as, b.Bids(), h.Clock, fcr.Config{}))
-		market := simulation.New(b.Bids(), data)
+		market := simulation.New(b.Bids(), data, nil)
 		token := func() string { return h.TokenFor("acme", auth.MarketRead, auth.MarketWrite) }
 		list := func() map[string]bidView {
 			var out struct {
@@ -180,7 +180,7 @@ func TestExpensiveBidIsRejectedAndLateEditFailsAtTheGate(t *testing.T) {
 			t.Fatal(err)
 		}
 		fcrhttp.Register(h.Server, fcr.NewService(as, b.Bids(), h.Clock, fcr.Config{}))
-		market := simulation.New(b.Bids(), data)
+		market := simulation.New(b.Bids(), data, nil)
 		token := h.TokenFor("acme", auth.MarketRead, auth.MarketWrite)
 
 		var created struct {
@@ -236,7 +236,7 @@ func TestAFRRCapacityPayAsBid(t *testing.T) {
 			t.Fatal(err)
 		}
 		afrrhttp.RegisterCapacity(h.Server, afrr.NewCapacityService(as, b.Bids(), h.Clock))
-		market := simulation.New(b.Bids(), data)
+		market := simulation.New(b.Bids(), data, nil)
 		const capacity = "/v1/assets/bess-1/markets/afrr/capacity/bids"
 		capBid := func(block [2]string, price float64, mw int) map[string]any {
 			return map[string]any{"start_time": block[0], "end_time": block[1], "product": "neg",
@@ -313,7 +313,7 @@ func TestAFRREnergyActivation(t *testing.T) {
 			t.Fatal(err)
 		}
 		afrrhttp.RegisterEnergy(h.Server, afrr.NewEnergyService(as, b.Bids(), h.Clock))
-		market := simulation.New(b.Bids(), data)
+		market := simulation.New(b.Bids(), data, nil)
 		const energy = "/v1/assets/bess-1/markets/afrr/energy/bids"
 		h.Clock.Set(at("2026-02-01T09:30:00Z")) // the energy market of the day is open
 		token := h.TokenFor("acme", auth.MarketRead, auth.MarketWrite)
@@ -370,6 +370,86 @@ func TestAFRREnergyActivation(t *testing.T) {
 			Expect(t, http.StatusOK, "").JSON(t, &results)
 		if len(results.Results) != 2 {
 			t.Fatalf("results %v", results)
+		}
+	})
+}
+
+// TestAwardObligationFallsBackToTheBackupMarket: an asset awarded 6 MW of
+// negative aFRR capacity offers only 2 MW of energy for a quarter-hour; at
+// the closure the market offers the other 4 MW at its backup default.
+func TestAwardObligationFallsBackToTheBackupMarket(t *testing.T) {
+	data, err := replay.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		h := testkit.NewHarness(t, b)
+		if err := identity.NewDirectory(b.Directory(), h.Clock, h.URL).EnsureOrganization(ctx, "acme", "Acme"); err != nil {
+			t.Fatal(err)
+		}
+		as := assets.NewService(b.Assets(), h.Clock)
+		a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
+		ten := 10.0
+		a.UsablePowerCapacityMW = &ten
+		a.AFRREnabled, a.AFRRPrequalifiedNegMW = true, 10
+		if err := as.EnsureAsset(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		backup := afrr.NewBackupService(b.BackupMarket(), as, h.Clock)
+		afrrhttp.RegisterCapacity(h.Server, afrr.NewCapacityService(as, b.Bids(), h.Clock))
+		afrrhttp.RegisterEnergy(h.Server, afrr.NewEnergyService(as, b.Bids(), h.Clock))
+		afrrhttp.RegisterBackup(h.Server, backup)
+		market := simulation.New(b.Bids(), data, backup)
+		token := func() string {
+			return h.TokenFor("acme", auth.MarketRead, auth.MarketWrite, auth.AssetRead, auth.AssetWrite)
+		}
+
+		h.Do(http.MethodPut, "/v1/assets/bess-1/backup_markets/afrr/default", token(), map[string]any{"product": "neg", "default_price": 100}).
+			Expect(t, http.StatusOK, "")
+		h.Do(http.MethodPost, "/v1/assets/bess-1/markets/afrr/capacity/bids", token(), map[string]any{"bids": []any{map[string]any{
+			"start_time": block1[0], "end_time": block1[1], "product": "neg", "capacity_price_eur_per_mw": 3,
+			"energy_price_eur_per_mwh": 50, "offered_power_mw": 6}}}).Expect(t, http.StatusCreated, "")
+		h.Clock.Set(at("2026-02-01T09:30:00Z"))
+		h.Do(http.MethodPost, "/v1/assets/bess-1/markets/afrr/energy/bids", token(), map[string]any{"bids": []any{map[string]any{
+			"start_time": "2026-02-01T23:00:00Z", "end_time": "2026-02-01T23:15:00Z", "product": "neg",
+			"energy_price_eur_per_mwh": 40, "offered_power_mw": 2}}}).Expect(t, http.StatusCreated, "")
+		for _, step := range []struct {
+			job  func(context.Context, time.Time) error
+			when string
+		}{{market.Forward, "2026-02-01T09:31:00Z"}, {market.Clear, "2026-02-01T09:31:00Z"}, {market.Energy, "2026-02-01T22:35:00Z"}, {market.Energy, "2026-02-01T22:36:00Z"}} {
+			h.Clock.Set(at(step.when))
+			if err := step.job(ctx, at(step.when)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var out struct {
+			Bids []struct {
+				Start     string   `json:"start_time"`
+				Key       *string  `json:"idempotency_key"`
+				Status    string   `json:"status"`
+				OfferedMW float64  `json:"offered_power_mw"`
+				Price     *float64 `json:"energy_price_eur_per_mwh"`
+			} `json:"bids"`
+		}
+		h.Do(http.MethodGet, "/v1/assets/bess-1/markets/afrr/energy/bids", token(), nil).Expect(t, http.StatusOK, "").JSON(t, &out)
+		var own, fallback int
+		for _, b := range out.Bids {
+			if b.Start != "2026-02-01T23:00:00Z" || b.Status != "SUBMITTED" {
+				t.Fatalf("unexpected energy bid %+v", b)
+			}
+			if b.Key != nil && *b.Key == simulation.BackupMarketKey {
+				fallback++
+				if b.OfferedMW != 4 || b.Price == nil || *b.Price != 100 {
+					t.Fatalf("backup offer %+v", b)
+				}
+			} else {
+				own++
+			}
+		}
+		// Twice at the closure, once each: the second run found it honoured.
+		if own != 1 || fallback != 1 {
+			t.Fatalf("own %d, backup-market %d: %+v", own, fallback, out.Bids)
 		}
 	})
 }

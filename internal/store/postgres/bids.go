@@ -211,6 +211,11 @@ func (s bidStore) Due(ctx context.Context, market bids.Market, status bids.Statu
 }
 
 // moveStatus moves bids from one status to another in one transaction.
+func (s bidStore) Covering(ctx context.Context, market bids.Market, status bids.Status, at time.Time) ([]bids.Bid, error) {
+	return queryBids(ctx, s.db.pool, bidSelect+` WHERE market = $1 AND status = $2 AND start_time <= $3 AND end_time > $3 ORDER BY asset_id, bid_id`,
+		string(market), string(status), at)
+}
+
 // lockBidAssets locks the asset rows of refs, in asset_id order so that
 // two such transactions cannot deadlock. Apply holds the same lock while
 // it reads, decides and rewrites an asset's bids, so a market move never

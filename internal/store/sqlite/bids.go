@@ -212,6 +212,11 @@ func (s bidStore) Due(ctx context.Context, market bids.Market, status bids.Statu
 		string(market), string(status), sqlutil.Micros(startBefore), limit)
 }
 
+func (s bidStore) Covering(ctx context.Context, market bids.Market, status bids.Status, at time.Time) ([]bids.Bid, error) {
+	return queryBids(ctx, s.db.r, bidSelect+` WHERE market = ? AND status = ? AND start_time <= ?3 AND end_time > ?3 ORDER BY asset_id, bid_id`,
+		string(market), string(status), sqlutil.Micros(at))
+}
+
 // moveStatus moves bids from one status to another in one transaction.
 func (s bidStore) moveStatus(ctx context.Context, refs []bids.Ref, from, to bids.Status, at time.Time, submitted bool) (int, error) {
 	n := 0
