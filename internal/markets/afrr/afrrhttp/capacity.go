@@ -8,7 +8,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"atcp/internal/auth"
-	"atcp/internal/errs"
 	"atcp/internal/httpapi"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
@@ -145,22 +144,6 @@ type CapacityResultsResponse struct {
 // Huma reads parameters only from a struct's own fields, so each input
 // spells out the ones it takes.
 
-type capacityListInput struct {
-	AssetID   string    `path:"asset_id" doc:"The asset id."`
-	StartTime time.Time `query:"start_time" required:"false" doc:"Overlap filter: bids ending after it."`
-	EndTime   time.Time `query:"end_time" required:"false" doc:"Overlap filter: bids starting before it."`
-	Product   string    `query:"product" required:"false" enum:"pos,neg" doc:"One direction; omitted: both."`
-}
-
-// capacityProductParam is the optional product of a query.
-func capacityProductParam(s string) *bids.Product {
-	if s == "" {
-		return nil
-	}
-	p := bids.Product(s)
-	return &p
-}
-
 type capacityListOutput struct{ Body CapacityBidsResponse }
 
 type capacitySubmitInput struct {
@@ -170,19 +153,7 @@ type capacitySubmitInput struct {
 
 type capacitySubmitOutput struct{ Body CapacitySubmitResponse }
 
-type capacityDeleteIntervalInput struct {
-	AssetID   string    `path:"asset_id" doc:"The asset id."`
-	StartTime time.Time `query:"start_time" required:"true" doc:"Exact start of the bids to delete."`
-	EndTime   time.Time `query:"end_time" required:"true" doc:"Exact end of the bids to delete."`
-	Product   string    `query:"product" required:"false" enum:"pos,neg" doc:"One direction; omitted: both."`
-}
-
 type capacityDeleteIntervalOutput struct{ Body bidshttp.DeleteResponse }
-
-type capacityBidPath struct {
-	AssetID string `path:"asset_id" doc:"The asset id."`
-	BidID   string `path:"bid_id" doc:"The bid id (uuid)."`
-}
 
 type capacityUpdateInput struct {
 	AssetID string `path:"asset_id" doc:"The asset id."`
@@ -191,13 +162,6 @@ type capacityUpdateInput struct {
 }
 
 type capacityUpdateOutput struct{ Body CapacityUpdateResponse }
-
-type capacityValidInput struct {
-	AssetID     string    `path:"asset_id" doc:"The asset id."`
-	DeliveryDay string    `query:"delivery_day" required:"false" doc:"A delivery day (YYYY-MM-DD, Europe/Berlin)."`
-	StartTime   time.Time `query:"start_time" required:"false" doc:"With end_time: the tender intervals overlapping [start_time, end_time)."`
-	EndTime     time.Time `query:"end_time" required:"false"`
-}
 
 type capacityValidOutput struct {
 	Body CapacityValidIntervalsResponse
@@ -217,9 +181,9 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 		Description: "Bids of the asset overlapping [start_time, end_time) (either bound optional), of product when given. " +
 			"Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *capacityListInput) (*capacityListOutput, error) {
+	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *bidshttp.DirectionalListInput) (*capacityListOutput, error) {
 		start, end := bidshttp.Bounds(in.StartTime, in.EndTime)
-		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, capacityProductParam(in.Product))
+		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, bidshttp.OptionalProduct(in.Product))
 		if err != nil {
 			return nil, err
 		}
@@ -262,9 +226,9 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 		Description: "Deletes the PENDING bids whose start_time and end_time are exactly the ones given, of product when given (both directions otherwise); " +
 			"bids in other statuses stay." + gates,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *capacityDeleteIntervalInput) (*capacityDeleteIntervalOutput, error) {
+	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *bidshttp.DirectionalDeleteInput) (*capacityDeleteIntervalOutput, error) {
 		ids, err := svc.DeleteInterval(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID,
-			calendar.Interval{Start: in.StartTime, End: in.EndTime}, capacityProductParam(in.Product))
+			calendar.Interval{Start: in.StartTime, End: in.EndTime}, bidshttp.OptionalProduct(in.Product))
 		if err != nil {
 			return nil, err
 		}
@@ -296,7 +260,7 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 		Summary:     "Delete one aFRR capacity bid",
 		Description: "Deletes a PENDING bid. 409 bid_not_pending for a bid already submitted (or cleared); 404 for an unknown bid." + gates,
 		Errors:      []int{http.StatusNotFound, http.StatusConflict},
-	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *capacityBidPath) (*struct{}, error) {
+	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *bidshttp.BidPath) (*struct{}, error) {
 		return nil, svc.Delete(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.BidID)
 	})
 
@@ -306,16 +270,11 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 		Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
 			"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *capacityValidInput) (*capacityValidOutput, error) {
-		var q afrr.CapacityIntervalQuery
-		if in.DeliveryDay != "" {
-			d, err := calendar.ParseDay(in.DeliveryDay)
-			if err != nil {
-				return nil, errs.Invalidf("query.delivery_day", in.DeliveryDay, "%s", err.Error())
-			}
-			q.Day = &d
+	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *bidshttp.TenderIntervalsInput) (*capacityValidOutput, error) {
+		q, err := in.Query()
+		if err != nil {
+			return nil, err
 		}
-		q.Start, q.End = bidshttp.Bounds(in.StartTime, in.EndTime)
 		list, err := svc.ValidIntervals(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, q)
 		if err != nil {
 			return nil, err
@@ -334,9 +293,9 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 			"status, price source and, when SUCCESSFUL, the capacity payment (awarded MW x capacity price x hours of the block, EUR). " +
 			"Bids not yet cleared appear with their current status and null award. Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *capacityListInput) (*capacityResultsOutput, error) {
+	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *bidshttp.DirectionalListInput) (*capacityResultsOutput, error) {
 		start, end := bidshttp.Bounds(in.StartTime, in.EndTime)
-		list, err := svc.Results(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, capacityProductParam(in.Product))
+		list, err := svc.Results(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, bidshttp.OptionalProduct(in.Product))
 		if err != nil {
 			return nil, err
 		}

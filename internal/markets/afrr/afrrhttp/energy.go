@@ -148,22 +148,6 @@ func toEnergyResult(b bids.Bid) EnergyResult {
 // Huma reads parameters only from a struct's own fields, so each input
 // spells out the ones it takes.
 
-type energyListInput struct {
-	AssetID   string    `path:"asset_id" doc:"The asset id."`
-	StartTime time.Time `query:"start_time" required:"false" doc:"Overlap filter: bids ending after it."`
-	EndTime   time.Time `query:"end_time" required:"false" doc:"Overlap filter: bids starting before it."`
-	Product   string    `query:"product" required:"false" enum:"pos,neg" doc:"One direction; omitted: both."`
-}
-
-// optionalProduct is the optional product filter of a query.
-func optionalProduct(s string) *bids.Product {
-	if s == "" {
-		return nil
-	}
-	p := bids.Product(s)
-	return &p
-}
-
 type energyListOutput struct{ Body EnergyBidsResponse }
 
 type energySubmitInput struct {
@@ -173,19 +157,7 @@ type energySubmitInput struct {
 
 type energySubmitOutput struct{ Body EnergySubmitResponse }
 
-type energyDeleteIntervalInput struct {
-	AssetID   string    `path:"asset_id" doc:"The asset id."`
-	StartTime time.Time `query:"start_time" required:"true" doc:"Exact start of the bids to delete."`
-	EndTime   time.Time `query:"end_time" required:"true" doc:"Exact end of the bids to delete."`
-	Product   string    `query:"product" required:"false" enum:"pos,neg" doc:"One direction; omitted: both."`
-}
-
 type energyDeleteIntervalOutput struct{ Body bidshttp.DeleteResponse }
-
-type energyBidPath struct {
-	AssetID string `path:"asset_id" doc:"The asset id."`
-	BidID   string `path:"bid_id" doc:"The bid id (uuid)."`
-}
 
 type energyUpdateInput struct {
 	AssetID string `path:"asset_id" doc:"The asset id."`
@@ -217,9 +189,9 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 		Description: "Energy bids of the asset overlapping [start_time, end_time) (either bound optional), of one product or both. " +
 			"Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *energyListInput) (*energyListOutput, error) {
+	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *bidshttp.DirectionalListInput) (*energyListOutput, error) {
 		start, end := bidshttp.Bounds(in.StartTime, in.EndTime)
-		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, optionalProduct(in.Product))
+		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, bidshttp.OptionalProduct(in.Product))
 		if err != nil {
 			return nil, err
 		}
@@ -260,9 +232,9 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 		Description: "Deletes the PENDING energy bids whose start_time and end_time are exactly the ones given (of product, or both when omitted); " +
 			"bids in other statuses stay." + gates,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *energyDeleteIntervalInput) (*energyDeleteIntervalOutput, error) {
+	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *bidshttp.DirectionalDeleteInput) (*energyDeleteIntervalOutput, error) {
 		ids, err := svc.DeleteInterval(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID,
-			calendar.Interval{Start: in.StartTime, End: in.EndTime}, optionalProduct(in.Product))
+			calendar.Interval{Start: in.StartTime, End: in.EndTime}, bidshttp.OptionalProduct(in.Product))
 		if err != nil {
 			return nil, err
 		}
@@ -293,7 +265,7 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 		Summary:     "Delete one aFRR energy bid",
 		Description: "Deletes a PENDING energy bid before its closure (409 gate_closed after, checked first). 409 bid_not_pending for a bid in any other status; 404 for an unknown bid." + gates,
 		Errors:      []int{http.StatusNotFound, http.StatusConflict},
-	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *energyBidPath) (*struct{}, error) {
+	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *bidshttp.BidPath) (*struct{}, error) {
 		return nil, svc.Delete(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.BidID)
 	})
 
@@ -330,9 +302,9 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 			"and direction (activation is paid at it, not at the bid price), the settlement amount, status (FALLBACK when the period did not clear and the TSO " +
 			"substitute price applies) and price source. Bids not yet cleared appear with their current status and nulls. Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *energyListInput) (*energyResultsOutput, error) {
+	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *bidshttp.DirectionalListInput) (*energyResultsOutput, error) {
 		start, end := bidshttp.Bounds(in.StartTime, in.EndTime)
-		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, optionalProduct(in.Product))
+		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, bidshttp.OptionalProduct(in.Product))
 		if err != nil {
 			return nil, err
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"atcp/internal/auth"
-	"atcp/internal/errs"
 	"atcp/internal/httpapi"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/bids/bidshttp"
@@ -163,22 +162,10 @@ type deleteIntervalInput struct {
 
 type deleteIntervalOutput struct{ Body DeleteResponse }
 
-type bidPath struct {
-	AssetID string `path:"asset_id" doc:"The asset id."`
-	BidID   string `path:"bid_id" doc:"The bid id (uuid)."`
-}
-
 type updateInput struct {
 	AssetID string `path:"asset_id" doc:"The asset id."`
 	BidID   string `path:"bid_id" doc:"The bid id (uuid)."`
 	Body    UpdateRequest
-}
-
-type validInput struct {
-	AssetID     string    `path:"asset_id" doc:"The asset id."`
-	DeliveryDay string    `query:"delivery_day" required:"false" doc:"A delivery day (YYYY-MM-DD, Europe/Berlin)."`
-	StartTime   time.Time `query:"start_time" required:"false" doc:"With end_time: the tender intervals overlapping [start_time, end_time)."`
-	EndTime     time.Time `query:"end_time" required:"false"`
 }
 
 type validOutput struct{ Body ValidIntervalsResponse }
@@ -273,7 +260,7 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 		Summary:     "Delete one FCR bid",
 		Description: "Deletes a PENDING bid. 409 bid_not_pending for a bid already submitted (or cleared); 404 for an unknown bid." + gates,
 		Errors:      []int{http.StatusNotFound, http.StatusConflict},
-	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *bidPath) (*struct{}, error) {
+	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *bidshttp.BidPath) (*struct{}, error) {
 		return nil, svc.Delete(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.BidID)
 	})
 
@@ -283,16 +270,11 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 		Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
 			"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *validInput) (*validOutput, error) {
-		var q fcr.IntervalQuery
-		if in.DeliveryDay != "" {
-			d, err := calendar.ParseDay(in.DeliveryDay)
-			if err != nil {
-				return nil, errs.Invalidf("query.delivery_day", in.DeliveryDay, "%s", err.Error())
-			}
-			q.Day = &d
+	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *bidshttp.TenderIntervalsInput) (*validOutput, error) {
+		q, err := in.Query()
+		if err != nil {
+			return nil, err
 		}
-		q.Start, q.End = bidshttp.Bounds(in.StartTime, in.EndTime)
 		list, err := svc.ValidIntervals(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, q)
 		if err != nil {
 			return nil, err
