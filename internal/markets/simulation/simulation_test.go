@@ -32,6 +32,24 @@ var (
 	block3 = [2]string{"2026-02-02T07:00:00Z", "2026-02-02T11:00:00Z"}
 )
 
+// setupAsset serves a harness on b with acme's asset bess-1, configured
+// by configure.
+func setupAsset(t *testing.T, b store.Backend, configure func(*assets.Asset)) (*testkit.Harness, *assets.Service) {
+	t.Helper()
+	h := testkit.NewHarness(t, b)
+	ctx := context.Background()
+	if err := identity.NewDirectory(b.Directory(), h.Clock, h.URL).EnsureOrganization(ctx, "acme", "Acme"); err != nil {
+		t.Fatal(err)
+	}
+	as := assets.NewService(b.Assets(), h.Clock)
+	a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
+	configure(&a)
+	if err := as.EnsureAsset(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	return h, as
+}
+
 func at(s string) time.Time {
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
@@ -62,16 +80,9 @@ func TestFCRLifecycle(t *testing.T) {
 	}
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		ctx := context.Background()
-		h := testkit.NewHarness(t, b)
-		if err := identity.NewDirectory(b.Directory(), h.Clock, h.URL).EnsureOrganization(ctx, "acme", "Acme"); err != nil {
-			t.Fatal(err)
-		}
-		as := assets.NewService(b.Assets(), h.Clock)
-		a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
-		a.FCREnabled, a.FCRPrequalifiedMW = true, 10
-		if err := as.EnsureAsset(ctx, a); err != nil {
-			t.Fatal(err)
-		}
+		h, as := setupAsset(t, b, func(a *assets.Asset) {
+			a.FCREnabled, a.FCRPrequalifiedMW = true, 10
+		})
 		fcrhttp.Register(h.Server, fcr.NewService(as, b.Bids(), h.Clock, fcr.Config{}))
 		market := simulation.New(b.Bids(), data, nil)
 		token := func() string { return h.TokenFor("acme", auth.MarketRead, auth.MarketWrite) }
@@ -169,16 +180,9 @@ func TestExpensiveBidIsRejectedAndLateEditFailsAtTheGate(t *testing.T) {
 	}
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		ctx := context.Background()
-		h := testkit.NewHarness(t, b)
-		if err := identity.NewDirectory(b.Directory(), h.Clock, h.URL).EnsureOrganization(ctx, "acme", "Acme"); err != nil {
-			t.Fatal(err)
-		}
-		as := assets.NewService(b.Assets(), h.Clock)
-		a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
-		a.FCREnabled, a.FCRPrequalifiedMW = true, 10
-		if err := as.EnsureAsset(ctx, a); err != nil {
-			t.Fatal(err)
-		}
+		h, as := setupAsset(t, b, func(a *assets.Asset) {
+			a.FCREnabled, a.FCRPrequalifiedMW = true, 10
+		})
 		fcrhttp.Register(h.Server, fcr.NewService(as, b.Bids(), h.Clock, fcr.Config{}))
 		market := simulation.New(b.Bids(), data, nil)
 		token := h.TokenFor("acme", auth.MarketRead, auth.MarketWrite)
@@ -225,16 +229,9 @@ func TestAFRRCapacityPayAsBid(t *testing.T) {
 	}
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		ctx := context.Background()
-		h := testkit.NewHarness(t, b)
-		if err := identity.NewDirectory(b.Directory(), h.Clock, h.URL).EnsureOrganization(ctx, "acme", "Acme"); err != nil {
-			t.Fatal(err)
-		}
-		as := assets.NewService(b.Assets(), h.Clock)
-		a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
-		a.AFRREnabled, a.AFRRPrequalifiedNegMW = true, 10
-		if err := as.EnsureAsset(ctx, a); err != nil {
-			t.Fatal(err)
-		}
+		h, as := setupAsset(t, b, func(a *assets.Asset) {
+			a.AFRREnabled, a.AFRRPrequalifiedNegMW = true, 10
+		})
 		afrrhttp.RegisterCapacity(h.Server, afrr.NewCapacityService(as, b.Bids(), h.Clock))
 		market := simulation.New(b.Bids(), data, nil)
 		const capacity = "/v1/assets/bess-1/markets/afrr/capacity/bids"
@@ -300,18 +297,11 @@ func TestAFRREnergyActivation(t *testing.T) {
 	}
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		ctx := context.Background()
-		h := testkit.NewHarness(t, b)
-		if err := identity.NewDirectory(b.Directory(), h.Clock, h.URL).EnsureOrganization(ctx, "acme", "Acme"); err != nil {
-			t.Fatal(err)
-		}
-		as := assets.NewService(b.Assets(), h.Clock)
-		a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
-		ten := 10.0
-		a.UsablePowerCapacityMW = &ten
-		a.AFRREnabled, a.AFRRPrequalifiedNegMW, a.AFRRPrequalifiedPosMW = true, 10, 10
-		if err := as.EnsureAsset(ctx, a); err != nil {
-			t.Fatal(err)
-		}
+		h, as := setupAsset(t, b, func(a *assets.Asset) {
+			ten := 10.0
+			a.UsablePowerCapacityMW = &ten
+			a.AFRREnabled, a.AFRRPrequalifiedNegMW, a.AFRRPrequalifiedPosMW = true, 10, 10
+		})
 		afrrhttp.RegisterEnergy(h.Server, afrr.NewEnergyService(as, b.Bids(), h.Clock))
 		market := simulation.New(b.Bids(), data, nil)
 		const energy = "/v1/assets/bess-1/markets/afrr/energy/bids"
@@ -384,18 +374,11 @@ func TestAwardObligationFallsBackToTheBackupMarket(t *testing.T) {
 	}
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		ctx := context.Background()
-		h := testkit.NewHarness(t, b)
-		if err := identity.NewDirectory(b.Directory(), h.Clock, h.URL).EnsureOrganization(ctx, "acme", "Acme"); err != nil {
-			t.Fatal(err)
-		}
-		as := assets.NewService(b.Assets(), h.Clock)
-		a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
-		ten := 10.0
-		a.UsablePowerCapacityMW = &ten
-		a.AFRREnabled, a.AFRRPrequalifiedNegMW = true, 10
-		if err := as.EnsureAsset(ctx, a); err != nil {
-			t.Fatal(err)
-		}
+		h, as := setupAsset(t, b, func(a *assets.Asset) {
+			ten := 10.0
+			a.UsablePowerCapacityMW = &ten
+			a.AFRREnabled, a.AFRRPrequalifiedNegMW = true, 10
+		})
 		backup := afrr.NewBackupService(b.BackupMarket(), as, h.Clock)
 		afrrhttp.RegisterCapacity(h.Server, afrr.NewCapacityService(as, b.Bids(), h.Clock))
 		afrrhttp.RegisterEnergy(h.Server, afrr.NewEnergyService(as, b.Bids(), h.Clock))
