@@ -30,6 +30,8 @@ import (
 	"atcp/internal/markets/fcr/fcrhttp"
 	"atcp/internal/markets/replay"
 	"atcp/internal/markets/simulation"
+	"atcp/internal/segmentation"
+	"atcp/internal/segmentation/segmentationhttp"
 	"atcp/internal/store"
 	"atcp/internal/worker"
 )
@@ -39,20 +41,21 @@ var Version = "dev"
 
 // App is a configured, migrated server ready to serve.
 type App struct {
-	Config    config.Config
-	Log       *slog.Logger
-	Store     store.Backend
-	Clock     clock.Clock
-	Tokens    *auth.Tokens
-	Server    *httpapi.Server
-	Directory *identity.Directory
-	Clients   *identity.Clients
-	Assets    *assets.Service
-	Backup    *afrr.BackupService
-	FCR       *fcr.Service
-	Capacity  *afrr.CapacityService
-	Energy    *afrr.EnergyService
-	Market    *simulation.Market
+	Config       config.Config
+	Log          *slog.Logger
+	Store        store.Backend
+	Clock        clock.Clock
+	Tokens       *auth.Tokens
+	Server       *httpapi.Server
+	Directory    *identity.Directory
+	Clients      *identity.Clients
+	Assets       *assets.Service
+	Segmentation *segmentation.Service
+	Backup       *afrr.BackupService
+	FCR          *fcr.Service
+	Capacity     *afrr.CapacityService
+	Energy       *afrr.EnergyService
+	Market       *simulation.Market
 
 	workers *worker.Runner
 
@@ -102,6 +105,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Clients = identity.NewClients(a.Store.Clients(), a.Clock)
 	oauth := identity.NewOAuth(a.Store.Clients(), a.Store.Directory(), a.Tokens, a.Clock)
 	a.Assets = assets.NewService(a.Store.Assets(), a.Clock)
+	a.Segmentation = segmentation.NewService(a.Store.Segmentations(), a.Assets, a.Store.Bids(), a.Clock)
+	a.Assets.SetVirtualResolver(a.Segmentation)
+	a.Assets.AddDeletionGuard(a.Segmentation)
 	a.Assets.AddDeletionGuard(bids.DeletionGuard{Store: a.Store.Bids()})
 	a.FCR = fcr.NewService(a.Assets, a.Store.Bids(), a.Clock, fcr.Config{})
 	a.Capacity = afrr.NewCapacityService(a.Assets, a.Store.Bids(), a.Clock)
@@ -132,6 +138,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	identityhttp.RegisterDirectory(a.Server, a.Directory)
 	identityhttp.RegisterClients(a.Server, a.Clients)
 	assetshttp.Register(a.Server, a.Assets)
+	segmentationhttp.Register(a.Server, a.Segmentation)
 	afrrhttp.RegisterBackup(a.Server, a.Backup)
 	fcrhttp.Register(a.Server, a.FCR)
 	afrrhttp.RegisterCapacity(a.Server, a.Capacity)

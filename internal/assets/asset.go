@@ -70,7 +70,15 @@ type Asset struct {
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
+
+	// ParentAssetID is set on a virtual asset (a segment of the parent's
+	// active segmentation, derived on read and never stored); nil for a
+	// physical asset.
+	ParentAssetID *string
 }
+
+// IsVirtual reports whether a is a virtual asset of a segmentation.
+func (a Asset) IsVirtual() bool { return a.ParentAssetID != nil }
 
 // NewAsset returns an asset carrying every default of a create request:
 // prequalified capacities 0, tso_connected true, every other flag false,

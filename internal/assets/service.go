@@ -19,6 +19,23 @@ type DeletionGuard interface {
 	AssetDeletionBlockers(ctx context.Context, assetID string, now time.Time) ([]string, error)
 }
 
+// VirtualResolver resolves virtual assets (segments of an active
+// segmentation); the segmentation area implements it so that this package
+// does not depend on it. Virtual assets are derived on every read and
+// never cached: the cache holds physical assets only, so a segmentation
+// change needs no invalidation here.
+type VirtualResolver interface {
+	// VirtualParent returns the parent id id would have as a virtual
+	// asset id, without reading anything.
+	VirtualParent(id string) (parentID string, ok bool)
+	// VirtualAsset returns the virtual asset id of the (visible) parent,
+	// and false when parent has no active segment making it.
+	VirtualAsset(ctx context.Context, parent Asset, id string) (Asset, bool, error)
+	// VirtualAssets returns the virtual assets of the parents visible to
+	// v, keyed by parent id, in segment order.
+	VirtualAssets(ctx context.Context, v auth.Visibility, parents []Asset) (map[string][]Asset, error)
+}
+
 // Service is the asset registry.
 type Service struct {
 	store Store
@@ -26,8 +43,9 @@ type Service struct {
 	cache *readCache
 	feed  ChangeFeed
 
-	mu     sync.RWMutex
-	guards []DeletionGuard
+	mu       sync.RWMutex
+	guards   []DeletionGuard
+	resolver VirtualResolver
 	// deleting serialises deletions: each holds a database connection
 	// while its guards need more, and concurrent deletions must not take
 	// every connection of the pool.
@@ -66,15 +84,97 @@ func (s *Service) AddDeletionGuard(g DeletionGuard) {
 	s.mu.Unlock()
 }
 
-func notFound(id string) error { return errs.NotFoundf("asset %q not found", id) }
-
-// List returns the assets visible to v ordered by asset_id.
-func (s *Service) List(ctx context.Context, v auth.Visibility) ([]Asset, error) {
-	return s.store.List(ctx, v)
+// SetVirtualResolver makes virtual asset ids resolve through r.
+func (s *Service) SetVirtualResolver(r VirtualResolver) {
+	s.mu.Lock()
+	s.resolver = r
+	s.mu.Unlock()
 }
 
-// Get returns the asset if v may see it, otherwise errs.NotFound.
+func (s *Service) virtualResolver() VirtualResolver {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.resolver
+}
+
+// virtual resolves id as a virtual asset visible to v: found is false
+// when id names none.
+func (s *Service) virtual(ctx context.Context, v auth.Visibility, id string) (a Asset, found bool, err error) {
+	r := s.virtualResolver()
+	if r == nil {
+		return Asset{}, false, nil
+	}
+	parentID, ok := r.VirtualParent(id)
+	if !ok {
+		return Asset{}, false, nil
+	}
+	parent, err := s.getPhysical(ctx, v, parentID)
+	if errs.Is(err, errs.NotFound) {
+		return Asset{}, false, nil
+	}
+	if err != nil {
+		return Asset{}, false, err
+	}
+	return r.VirtualAsset(ctx, parent, id)
+}
+
+// refuseVirtual turns the NotFound of a write addressed to a virtual
+// asset id into 409 virtual_asset: virtual assets are changed through
+// their parent's segmentation.
+func (s *Service) refuseVirtual(ctx context.Context, v auth.Visibility, id string, err error) error {
+	if !errs.Is(err, errs.NotFound) {
+		return err
+	}
+	a, found, verr := s.virtual(ctx, v, id)
+	if verr != nil {
+		return verr
+	}
+	if found {
+		return errs.Conflictf("virtual_asset", "asset %q is a virtual asset of %q; change its parent's segmentation instead", id, *a.ParentAssetID)
+	}
+	return err
+}
+
+func notFound(id string) error { return errs.NotFoundf("asset %q not found", id) }
+
+// List returns the assets visible to v ordered by asset_id, each parent
+// of an active segmentation followed by its virtual assets.
+func (s *Service) List(ctx context.Context, v auth.Visibility) ([]Asset, error) {
+	list, err := s.store.List(ctx, v)
+	r := s.virtualResolver()
+	if err != nil || r == nil {
+		return list, err
+	}
+	virtual, err := r.VirtualAssets(ctx, v, list)
+	if err != nil || len(virtual) == 0 {
+		return list, err
+	}
+	out := make([]Asset, 0, len(list))
+	for _, a := range list {
+		out = append(out, a)
+		out = append(out, virtual[a.ID]...)
+	}
+	return out, nil
+}
+
+// Get returns the asset if v may see it, otherwise errs.NotFound. A
+// virtual asset id resolves against its parent's active segmentation.
 func (s *Service) Get(ctx context.Context, v auth.Visibility, assetID string) (Asset, error) {
+	a, err := s.getPhysical(ctx, v, assetID)
+	if !errs.Is(err, errs.NotFound) {
+		return a, err
+	}
+	va, found, verr := s.virtual(ctx, v, assetID)
+	if verr != nil {
+		return Asset{}, verr
+	}
+	if found {
+		return va, nil
+	}
+	return Asset{}, err
+}
+
+func (s *Service) getPhysical(ctx context.Context, v auth.Visibility, assetID string) (Asset, error) {
 	if !ValidID(assetID) {
 		return Asset{}, notFound(assetID)
 	}
@@ -109,6 +209,12 @@ func (s *Service) Create(ctx context.Context, v auth.Visibility, u Update) (Asse
 	if err != nil {
 		return Asset{}, err
 	}
+	if _, taken, err := s.virtual(ctx, auth.Visibility{All: true}, a.ID); err != nil || taken {
+		if err == nil {
+			err = errs.Conflictf("asset_exists", "asset id %q is the id of a virtual asset", a.ID)
+		}
+		return Asset{}, err
+	}
 	defer s.cache.invalidate(a.ID)
 	return s.store.Create(ctx, a)
 }
@@ -140,7 +246,11 @@ func (s *Service) Update(ctx context.Context, v auth.Visibility, assetID string,
 	}
 	now := s.clk.Now()
 	defer s.cache.invalidate(assetID)
-	return s.store.Update(ctx, v, assetID, func(cur Asset) (Asset, bool, error) { return u.Apply(cur, now) })
+	a, err := s.store.Update(ctx, v, assetID, func(cur Asset) (Asset, bool, error) { return u.Apply(cur, now) })
+	if err != nil {
+		return Asset{}, s.refuseVirtual(ctx, v, assetID, err)
+	}
+	return a, nil
 }
 
 // Delete decommissions a visible asset: it disappears from every read and
@@ -158,7 +268,7 @@ func (s *Service) Delete(ctx context.Context, v auth.Visibility, assetID string)
 	defer s.deleting.Unlock()
 	defer s.cache.invalidate(assetID)
 	now := s.clk.Now()
-	return s.store.Delete(ctx, v, assetID, now, func(ctx context.Context, a Asset) error {
+	err := s.store.Delete(ctx, v, assetID, now, func(ctx context.Context, a Asset) error {
 		if a.OperationalStatus == Live {
 			return errs.Conflictf("asset_live", "asset %q is live; set asset_operational_status to maintenance or offboarded before deleting it", a.ID)
 		}
@@ -175,4 +285,5 @@ func (s *Service) Delete(ctx context.Context, v auth.Visibility, assetID string)
 		}
 		return nil
 	})
+	return s.refuseVirtual(ctx, v, assetID, err)
 }

@@ -16,6 +16,7 @@ import (
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
+	"atcp/internal/segmentation"
 	"atcp/internal/store/postgres"
 	"atcp/internal/store/sqlite"
 	"atcp/internal/worker"
@@ -38,6 +39,7 @@ type Backend interface {
 	Bids() bids.Store
 	BackupMarket() afrr.BackupStore
 	Leases() worker.LeaseStore
+	Segmentations() segmentation.Store
 }
 
 var (

@@ -96,6 +96,7 @@ func toAsset(a assets.Asset) Asset {
 		IntegrationType: a.IntegrationType, OperationalStatus: a.OperationalStatus,
 		OperationalStatusReason: a.OperationalStatusReason, MaintenanceUntil: a.MaintenanceUntil,
 		ProductionCritical: a.ProductionCritical(), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+		IsVirtual: a.IsVirtual(), ParentAssetID: a.ParentAssetID,
 	}
 }
 
@@ -160,8 +161,9 @@ func Register(s *httpapi.Server, svc *assets.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-assets", Method: http.MethodGet, Path: "/v1/assets", Tags: tags,
-		Summary:     "List assets",
-		Description: "Assets of the caller's organisation ordered by asset_id; platform administrators get the assets of all organisations.",
+		Summary: "List assets",
+		Description: "Assets of the caller's organisation ordered by asset_id; platform administrators get the assets of all organisations. " +
+			"Each asset with an active segmentation is followed by its virtual assets (is_virtual true, parent_asset_id set).",
 	}, httpapi.Scopes(auth.AssetRead), func(ctx context.Context, _ *struct{}) (*listOutput, error) {
 		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility())
 		if err != nil {
@@ -194,9 +196,10 @@ func Register(s *httpapi.Server, svc *assets.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-asset", Method: http.MethodGet, Path: "/v1/assets/{asset_id}", Tags: tags,
-		Summary:     "Read an asset",
-		Description: "404 when the asset is unknown, deleted or of another organisation.",
-		Errors:      []int{http.StatusNotFound},
+		Summary: "Read an asset",
+		Description: "404 when the asset is unknown, deleted or of another organisation. " +
+			"A virtual asset id (<parent_asset_id>.<segment_id>) resolves against the parent's active segmentation.",
+		Errors: []int{http.StatusNotFound},
 	}, httpapi.Scopes(auth.AssetRead), func(ctx context.Context, in *assetPath) (*assetOutput, error) {
 		a, err := svc.Get(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID)
 		if err != nil {
@@ -210,8 +213,9 @@ func Register(s *httpapi.Server, svc *assets.Service) {
 		Summary: "Update an asset partially",
 		Description: "Only the fields present in the body change; an explicit null clears a nullable field and is refused (422) for any other. " +
 			"asset_id and organisation_id may be sent only with their current values; response-only fields are ignored, " +
-			"so a record read with GET can be sent back. The merged asset is validated as a whole.",
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity},
+			"so a record read with GET can be sent back. The merged asset is validated as a whole. " +
+			"409 virtual_asset for a virtual asset id: change the parent's segmentation instead.",
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.AssetWrite), func(ctx context.Context, in *updateInput) (*assetOutput, error) {
 		a, err := svc.Update(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.Body.Update)
 		if err != nil {
@@ -225,7 +229,8 @@ func Register(s *httpapi.Server, svc *assets.Service) {
 		Summary: "Decommission an asset",
 		Description: "The asset disappears from every read and its id stays reserved. " +
 			"409 asset_live while asset_operational_status is live (set maintenance or offboarded first); " +
-			"409 asset_in_use while it has commitments (committed future bids, an active or future dispatch, an active segmentation).",
+			"409 asset_in_use while it has commitments (committed future bids, an active or future dispatch, an active segmentation); " +
+			"409 virtual_asset for a virtual asset id (delete the parent's segmentation instead).",
 		Errors: []int{http.StatusNotFound, http.StatusConflict},
 	}, httpapi.Scopes(auth.AssetWrite), func(ctx context.Context, in *assetPath) (*struct{}, error) {
 		return nil, svc.Delete(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID)
