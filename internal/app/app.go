@@ -30,6 +30,8 @@ import (
 	"atcp/internal/markets/fcr/fcrhttp"
 	"atcp/internal/markets/replay"
 	"atcp/internal/markets/simulation"
+	"atcp/internal/restrictions"
+	"atcp/internal/restrictions/restrictionshttp"
 	"atcp/internal/segmentation"
 	"atcp/internal/segmentation/segmentationhttp"
 	"atcp/internal/store"
@@ -51,6 +53,7 @@ type App struct {
 	Clients      *identity.Clients
 	Assets       *assets.Service
 	Segmentation *segmentation.Service
+	Restrictions *restrictions.Service
 	Backup       *afrr.BackupService
 	FCR          *fcr.Service
 	Capacity     *afrr.CapacityService
@@ -113,6 +116,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Capacity = afrr.NewCapacityService(a.Assets, a.Store.Bids(), a.Clock)
 	a.Energy = afrr.NewEnergyService(a.Assets, a.Store.Bids(), a.Clock)
 	a.Backup = afrr.NewBackupService(a.Store.BackupMarket(), a.Assets, a.Clock)
+	a.Restrictions = restrictions.NewService(a.Store.Restrictions(), a.Assets, a.Clock)
 
 	// The simulated market stands in for the TSOs' platform: it forwards,
 	// clears and settles with the replayed days' published results.
@@ -139,6 +143,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	identityhttp.RegisterClients(a.Server, a.Clients)
 	assetshttp.Register(a.Server, a.Assets)
 	segmentationhttp.Register(a.Server, a.Segmentation)
+	restrictionshttp.Register(a.Server, a.Restrictions)
 	afrrhttp.RegisterBackup(a.Server, a.Backup)
 	fcrhttp.Register(a.Server, a.FCR)
 	afrrhttp.RegisterCapacity(a.Server, a.Capacity)

@@ -16,6 +16,7 @@ import (
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
+	"atcp/internal/restrictions"
 	"atcp/internal/segmentation"
 	"atcp/internal/store/postgres"
 	"atcp/internal/store/sqlite"
@@ -40,6 +41,7 @@ type Backend interface {
 	BackupMarket() afrr.BackupStore
 	Leases() worker.LeaseStore
 	Segmentations() segmentation.Store
+	Restrictions() restrictions.Store
 }
 
 var (

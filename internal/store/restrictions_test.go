@@ -1,0 +1,132 @@
+package store_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"atcp/internal/auth"
+	"atcp/internal/errs"
+	"atcp/internal/restrictions"
+	"atcp/internal/store"
+	"atcp/internal/testkit"
+)
+
+func restrictionInterval(org string, kind restrictions.Kind, start time.Duration, end *time.Duration) restrictions.Interval {
+	iv := restrictions.Interval{Kind: kind, OrganizationID: org, AssetID: "a1", Start: testkit.Start.Add(start),
+		Reason: restrictions.Fault, CreatedAt: testkit.Start}
+	if end != nil {
+		e := testkit.Start.Add(*end)
+		iv.End = &e
+	}
+	if kind != restrictions.Unavailability {
+		u, l := 1.5, -1.5
+		iv.Upper, iv.Lower = &u, &l
+	}
+	return iv
+}
+
+// TestRestrictionIntervalsStore: round trip, visibility, and concurrent
+// overlapping creations of which exactly one is stored.
+func TestRestrictionIntervalsStore(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		withAssetOrganizations(t, b)
+		ctx, s := context.Background(), b.Restrictions()
+		hour := time.Hour
+		want := restrictionInterval("acme", restrictions.PowerLimit, 0, &hour)
+		desc := "inverter"
+		want.ReasonDescription = &desc
+		insert := func(iv restrictions.Interval) error {
+			_, err := s.MutateIntervals(ctx, "acme", "a1", iv.Kind, func(existing []restrictions.Interval) (restrictions.Change, error) {
+				return restrictions.PlanCreate(existing, iv)
+			})
+			return err
+		}
+		if err := insert(want); err != nil {
+			t.Fatal(err)
+		}
+		if err := insert(restrictionInterval("acme", restrictions.Unavailability, 30*time.Minute, nil)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Intervals(ctx, auth.Visibility{OrganizationID: "acme"}, "a1", restrictions.PowerLimit, restrictions.Window{})
+		if err != nil || len(got) != 1 {
+			t.Fatal(got, err)
+		}
+		g := got[0]
+		if !g.Start.Equal(want.Start) || g.Start.Location() != time.UTC || !g.End.Equal(*want.End) || *g.Upper != 1.5 || *g.Lower != -1.5 ||
+			*g.ReasonDescription != desc || g.Reason != restrictions.Fault || g.OrganizationID != "acme" || !g.CreatedAt.Equal(testkit.Start) {
+			t.Fatalf("round trip %+v", g)
+		}
+		if all, _ := s.Intervals(ctx, auth.Visibility{All: true}, "a1", "", restrictions.Window{}); len(all) != 2 {
+			t.Fatalf("all kinds %d", len(all))
+		}
+		if other, _ := s.Intervals(ctx, auth.Visibility{OrganizationID: "beta"}, "a1", "", restrictions.Window{}); len(other) != 0 {
+			t.Fatalf("beta sees %d", len(other))
+		}
+
+		// Ten concurrent overlapping creations: exactly one wins.
+		var wg sync.WaitGroup
+		results := make([]error, 10)
+		for i := range results {
+			wg.Go(func() {
+				results[i] = insert(restrictionInterval("acme", restrictions.EnergyLimit, time.Duration(i)*time.Minute, nil))
+			})
+		}
+		wg.Wait()
+		won := 0
+		for _, err := range results {
+			switch {
+			case err == nil:
+				won++
+			case !errs.Is(err, errs.Conflict):
+				t.Fatalf("unexpected %v", err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("%d overlapping creations won", won)
+		}
+	})
+}
+
+func TestRestrictionRequestsStore(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		withAssetOrganizations(t, b)
+		ctx, s := context.Background(), b.Restrictions()
+		end := testkit.Start.Add(2 * time.Hour)
+		upper := 0.0
+		r := restrictions.Request{ID: uuid.NewString(), OrganizationID: "acme", AssetID: "a1", Kind: restrictions.EnergyLimit,
+			Action: restrictions.ActionCreate, Status: restrictions.Pending, Start: testkit.Start.Add(time.Hour), End: &end,
+			Upper: &upper, Reason: restrictions.Other, RequestedBy: "alice", RequestedAt: testkit.Start}
+		if err := s.CreateRequest(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Request(ctx, auth.Visibility{OrganizationID: "acme"}, r.ID)
+		if err != nil || got.Kind != r.Kind || !got.End.Equal(end) || *got.Upper != 0 || got.Lower != nil || got.DecidedAt != nil {
+			t.Fatalf("round trip %+v %v", got, err)
+		}
+		if _, err := s.Request(ctx, auth.Visibility{OrganizationID: "beta"}, r.ID); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("beta reads %v", err)
+		}
+		if _, err := s.DecideRequest(ctx, auth.Visibility{OrganizationID: "beta"}, r.ID, nil); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("beta decides %v", err)
+		}
+		if list, _ := s.Requests(ctx, auth.Visibility{All: true}, restrictions.RequestFilter{Kind: restrictions.PowerLimit}); len(list) != 0 {
+			t.Fatalf("kind filter %d", len(list))
+		}
+		// A failing decision writes nothing; an expiry is persisted with its error.
+		now := testkit.Start.Add(3 * time.Hour)
+		decided, err := s.DecideRequest(ctx, auth.Visibility{All: true}, r.ID, func(r restrictions.Request, _ []restrictions.Interval) (restrictions.Request, *restrictions.Change, error) {
+			d, err := restrictions.Decide(r, restrictions.Decision{To: restrictions.Approved, By: "bob"}, now)
+			return d, nil, err
+		})
+		if !errs.Is(err, errs.Conflict) || decided.Status != restrictions.Expired {
+			t.Fatalf("expiry %v %v", decided.Status, err)
+		}
+		if got, _ := s.Request(ctx, auth.Visibility{All: true}, r.ID); got.Status != restrictions.Expired {
+			t.Fatalf("stored %s", got.Status)
+		}
+	})
+}
