@@ -80,6 +80,16 @@ type Asset struct {
 // IsVirtual reports whether a is a virtual asset of a segmentation.
 func (a Asset) IsVirtual() bool { return a.ParentAssetID != nil }
 
+// PhysicalID is the id of the stored asset row behind a: the parent's for
+// a virtual asset, a's own otherwise. Writes that must serialise per
+// battery lock that row.
+func (a Asset) PhysicalID() string {
+	if a.ParentAssetID != nil {
+		return *a.ParentAssetID
+	}
+	return a.ID
+}
+
 // NewAsset returns an asset carrying every default of a create request:
 // prequalified capacities 0, tso_connected true, every other flag false,
 // operational status onboarding, and for green co-location grid import

@@ -118,6 +118,18 @@ func (s *Service) virtual(ctx context.Context, v auth.Visibility, id string) (a 
 	return r.VirtualAsset(ctx, parent, id)
 }
 
+// Segmented reports whether the physical asset a has an active
+// segmentation: its capacity then belongs to its virtual assets. A
+// virtual asset is never segmented.
+func (s *Service) Segmented(ctx context.Context, a Asset) (bool, error) {
+	r := s.virtualResolver()
+	if r == nil || a.IsVirtual() {
+		return false, nil
+	}
+	virtual, err := r.VirtualAssets(ctx, auth.Visibility{OrganizationID: a.OrganizationID}, []Asset{a})
+	return len(virtual[a.ID]) > 0, err
+}
+
 // refuseVirtual turns the NotFound of a write addressed to a virtual
 // asset id into 409 virtual_asset: virtual assets are changed through
 // their parent's segmentation.

@@ -33,6 +33,14 @@ func withBackupAssets(t *testing.T, b store.Backend) {
 	}
 }
 
+// physical is the resolved record of a physical asset, as the stores need it.
+func physical(id string) assets.Asset { return assets.Asset{ID: id} }
+
+// virtual is the resolved record of a virtual asset of parent.
+func virtual(parent, segment string) assets.Asset {
+	return assets.Asset{ID: parent + "." + segment, ParentAssetID: &parent}
+}
+
 func qh(n int) time.Time { return testkit.Start.Add(time.Duration(n) * 15 * time.Minute) }
 
 func override(asset string, p afrr.Product, from, to int) afrr.Override {
@@ -57,7 +65,7 @@ func TestBackupOverrideStore(t *testing.T) {
 		full.Price, full.MaxCapacityMW, full.Note = assetPtr(decimal.RequireFromString("-15000")), assetPtr(2.5), assetPtr("line\nnote")
 		full.CreatedAt = time.Date(2026, 2, 1, 6, 0, 0, 123456000, time.UTC)
 		full.OrganizationID = "ignored: the asset's organisation is stored"
-		got, err := s.CreateOverride(ctx, assetAcme, full)
+		got, err := s.CreateOverride(ctx, assetAcme, physical("a1"), full)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,11 +73,11 @@ func TestBackupOverrideStore(t *testing.T) {
 			t.Fatalf("organisation %q", got.OrganizationID)
 		}
 		bare := override("a1", afrr.Neg, 8, 9) // touches full's end: no overlap
-		if _, err := s.CreateOverride(ctx, assetAcme, bare); err != nil {
+		if _, err := s.CreateOverride(ctx, assetAcme, physical("a1"), bare); err != nil {
 			t.Fatal(err)
 		}
 		pos := override("a1", afrr.Pos, 0, 96) // other product: no overlap
-		if _, err := s.CreateOverride(ctx, assetAcme, pos); err != nil {
+		if _, err := s.CreateOverride(ctx, assetAcme, physical("a1"), pos); err != nil {
 			t.Fatal(err)
 		}
 
@@ -92,11 +100,11 @@ func TestBackupOverrideStore(t *testing.T) {
 
 		// Overlaps, including one block inside and one straddling either end.
 		for _, o := range []afrr.Override{override("a1", afrr.Neg, 5, 6), override("a1", afrr.Neg, 3, 5), override("a1", afrr.Neg, 7, 12), override("a1", afrr.Neg, 0, 100)} {
-			_, err := s.CreateOverride(ctx, assetAcme, o)
+			_, err := s.CreateOverride(ctx, assetAcme, physical("a1"), o)
 			expectCode(t, err, errs.Conflict, "override_overlaps")
 		}
 		// Visibility: beta neither sees nor writes acme's asset.
-		_, err = s.CreateOverride(ctx, assetBeta, override("a1", afrr.Neg, 20, 21))
+		_, err = s.CreateOverride(ctx, assetBeta, physical("a1"), override("a1", afrr.Neg, 20, 21))
 		expectCode(t, err, errs.NotFound, "not_found")
 		if l, err := s.Overrides(ctx, assetBeta, "a1", afrr.OverrideFilter{}); err != nil || len(l) != 0 {
 			t.Fatalf("beta sees %v, %v", l, err)
@@ -153,7 +161,7 @@ func TestBackupOverrideStore(t *testing.T) {
 		err = s.DeleteOverride(ctx, assetAcme, "a1", full.ID, func(afrr.Override) error { return nil })
 		expectCode(t, err, errs.NotFound, "not_found")
 		// The window is free again.
-		if _, err := s.CreateOverride(ctx, assetAcme, override("a1", afrr.Neg, 5, 6)); err != nil {
+		if _, err := s.CreateOverride(ctx, assetAcme, physical("a1"), override("a1", afrr.Neg, 5, 6)); err != nil {
 			t.Fatal(err)
 		}
 		// A deleted asset's overrides are gone with it.
@@ -163,7 +171,7 @@ func TestBackupOverrideStore(t *testing.T) {
 		if l, err := s.Overrides(ctx, assetAdmin, "a1", afrr.OverrideFilter{}); err != nil || len(l) != 0 {
 			t.Fatalf("deleted asset's overrides %v, %v", l, err)
 		}
-		_, err = s.CreateOverride(ctx, assetAdmin, override("a1", afrr.Neg, 50, 51))
+		_, err = s.CreateOverride(ctx, assetAdmin, physical("a1"), override("a1", afrr.Neg, 50, 51))
 		expectCode(t, err, errs.NotFound, "not_found")
 	})
 }
@@ -180,7 +188,7 @@ func TestBackupOverrideOverlapUnderConcurrency(t *testing.T) {
 		for i := range n {
 			wg.Go(func() {
 				// Every window overlaps every other: all contain block 10.
-				_, errsOut[i] = s.CreateOverride(ctx, assetAcme, override("a1", afrr.Pos, 10-i%3, 11+i%4))
+				_, errsOut[i] = s.CreateOverride(ctx, assetAcme, physical("a1"), override("a1", afrr.Pos, 10-i%3, 11+i%4))
 			})
 		}
 		wg.Wait()
@@ -210,7 +218,7 @@ func TestBackupDefaultStore(t *testing.T) {
 		expectCode(t, err, errs.NotFound, "no_default")
 
 		put := func(v auth.Visibility, p afrr.Product, price string, cap *float64, from int) (afrr.Default, error) {
-			return s.PutDefault(ctx, v, afrr.Default{AssetID: "a1", Product: p, Price: decimal.RequireFromString(price),
+			return s.PutDefault(ctx, v, physical("a1"), afrr.Default{AssetID: "a1", Product: p, Price: decimal.RequireFromString(price),
 				MaxCapacityMW: cap, EffectiveFrom: qh(from), UpdatedAt: qh(from).Add(-time.Minute)})
 		}
 		if _, err := put(assetAcme, afrr.Neg, "10", assetPtr(5.0), 1); err != nil {
@@ -275,6 +283,44 @@ func TestBackupDefaultStore(t *testing.T) {
 		}
 		if d, err := s.LatestDefault(ctx, assetAcme, "a1", afrr.Pos); err != nil || !d.Price.Equal(decimal.RequireFromString("-1.25")) || d.MaxCapacityMW != nil {
 			t.Fatalf("pos %+v, %v", d, err)
+		}
+	})
+}
+
+// A virtual asset's overrides and defaults are stored under its own id,
+// behind its parent's visibility and lock.
+func TestBackupOnVirtualAsset(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		withBackupAssets(t, b)
+		s := b.BackupMarket()
+		va := virtual("a1", "x")
+		o, err := s.CreateOverride(ctx, assetAcme, va, override(va.ID, afrr.Pos, 4, 8))
+		if err != nil || o.OrganizationID != "acme" || o.AssetID != "a1.x" {
+			t.Fatalf("virtual override %+v, %v", o, err)
+		}
+		// The parent's and the sibling's windows are their own.
+		if _, err := s.CreateOverride(ctx, assetAcme, physical("a1"), override("a1", afrr.Pos, 4, 8)); err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.CreateOverride(ctx, assetAcme, va, override(va.ID, afrr.Pos, 6, 9))
+		expectCode(t, err, errs.Conflict, "override_overlaps")
+		if l, err := s.Overrides(ctx, assetAcme, "a1.x", afrr.OverrideFilter{}); err != nil || len(l) != 1 || l[0].ID != o.ID {
+			t.Fatalf("virtual overrides %v, %v", l, err)
+		}
+		// Another organisation cannot write behind acme's parent.
+		_, err = s.CreateOverride(ctx, assetBeta, va, override(va.ID, afrr.Neg, 4, 8))
+		expectCode(t, err, errs.NotFound, "not_found")
+		d, err := s.PutDefault(ctx, assetAcme, va, afrr.Default{AssetID: va.ID, Product: afrr.Neg, Price: decimal.RequireFromString("12.5"),
+			EffectiveFrom: qh(4), UpdatedAt: testkit.Start})
+		if err != nil || d.OrganizationID != "acme" {
+			t.Fatalf("virtual default %+v, %v", d, err)
+		}
+		if got, err := s.LatestDefault(ctx, assetAcme, "a1.x", afrr.Neg); err != nil || !got.Price.Equal(d.Price) {
+			t.Fatalf("latest virtual default %+v, %v", got, err)
+		}
+		if _, err := s.LatestDefault(ctx, assetAcme, "a1", afrr.Neg); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("the parent has no default: %v", err)
 		}
 	})
 }

@@ -126,7 +126,7 @@ func TestBidStoreIdempotentRetriesRace(t *testing.T) {
 		}
 		// The unique index backs the rule up: a second insert into the
 		// same scope is a conflict, not a second bid.
-		err = b.Bids().Apply(ctx, assetAcme, "bess", bids.FCR, bidBlock, func(a assets.Asset, _ []bids.Bid) (bids.Changes, error) {
+		err = b.Bids().Apply(ctx, assetAcme, assets.Asset{ID: "bess"}, bids.FCR, bidBlock, func(a assets.Asset, _ []bids.Bid) (bids.Changes, error) {
 			dup := list[0]
 			dup.ID = uuid.NewString()
 			return bids.Changes{Insert: []bids.Bid{dup}}, nil
@@ -170,13 +170,13 @@ func TestBidStoreRoundTripVisibilityAndRollback(t *testing.T) {
 		if l, err := s.List(ctx, assetAdmin, "bess", bids.FCR, bids.Filter{EndAfter: testkit.Start, Start: &bidNext.Start}); err != nil || len(l) != 1 {
 			t.Fatalf("admin filtered list %v %v", l, err)
 		}
-		if err := s.Apply(ctx, assetBeta, "bess", bids.FCR, bidBlock, func(assets.Asset, []bids.Bid) (bids.Changes, error) {
+		if err := s.Apply(ctx, assetBeta, assets.Asset{ID: "bess"}, bids.FCR, bidBlock, func(assets.Asset, []bids.Bid) (bids.Changes, error) {
 			return bids.Changes{}, nil
 		}); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("beta locked acme's asset: %v", err)
 		}
 		// An error after the deletes and inserts are decided rolls all back.
-		err = s.Apply(ctx, assetAcme, "bess", bids.FCR, bidBlock, func(a assets.Asset, existing []bids.Bid) (bids.Changes, error) {
+		err = s.Apply(ctx, assetAcme, assets.Asset{ID: "bess"}, bids.FCR, bidBlock, func(a assets.Asset, existing []bids.Bid) (bids.Changes, error) {
 			fresh := existing[0]
 			fresh.ID, fresh.IdempotencyKey = uuid.NewString(), nil
 			// The delete and the first insert are undone by the second,
@@ -283,7 +283,7 @@ func TestBidStoreClearing(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A deleted asset takes no bids.
-		if err := s.Apply(ctx, assetAdmin, "bess-beta", bids.FCR, bidBlock, func(assets.Asset, []bids.Bid) (bids.Changes, error) {
+		if err := s.Apply(ctx, assetAdmin, assets.Asset{ID: "bess-beta"}, bids.FCR, bidBlock, func(assets.Asset, []bids.Bid) (bids.Changes, error) {
 			return bids.Changes{}, nil
 		}); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("apply on a deleted asset: %v", err)
@@ -307,7 +307,7 @@ func TestMarketMovesWaitForBidRewrites(t *testing.T) {
 		read := make(chan struct{})
 		done := make(chan error, 1)
 		go func() {
-			done <- s.Apply(ctx, assetAcme, "bess", bids.FCR, bidBlock, func(_ assets.Asset, existing []bids.Bid) (bids.Changes, error) {
+			done <- s.Apply(ctx, assetAcme, assets.Asset{ID: "bess"}, bids.FCR, bidBlock, func(_ assets.Asset, existing []bids.Bid) (bids.Changes, error) {
 				close(read)
 				time.Sleep(100 * time.Millisecond) // the market move arrives now
 				cur := existing[0]
@@ -370,6 +370,44 @@ func TestBidStoreCovering(t *testing.T) {
 		}
 		if got, _ := s.Covering(ctx, bids.FCR, bids.Pending, bidNext.Start); len(got) != 1 || got[0].ID != res.Bids[1].ID {
 			t.Fatalf("pending covering %v", got)
+		}
+	})
+}
+
+// Apply on a virtual asset checks its parent's row, hands decide the
+// virtual record and keeps the bids under the virtual id; the market's
+// moves reach them.
+func TestBidStoreVirtualAsset(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		bidEnv(t, b)
+		ctx := context.Background()
+		s := b.Bids()
+		parent := "bess"
+		va := assets.Asset{ID: "bess.x", OrganizationID: "acme", FCRPrequalifiedMW: 4, ParentAssetID: &parent}
+		var seen assets.Asset
+		bid := bids.Bid{ID: uuid.NewString(), Market: bids.FCR, Product: bids.Sym, Status: bids.Pending, Start: bidBlock.Start, End: bidBlock.End,
+			OfferedMW: 4, CapacityPrice: new(bids.EUR(1)), CreatedAt: testkit.Start, UpdatedAt: testkit.Start}
+		err := s.Apply(ctx, assetAcme, va, bids.FCR, bidBlock, func(a assets.Asset, _ []bids.Bid) (bids.Changes, error) {
+			seen = a
+			bid.OrganizationID, bid.AssetID = a.OrganizationID, a.ID
+			return bids.Changes{Insert: []bids.Bid{bid}}, nil
+		})
+		if err != nil || seen.ID != "bess.x" || seen.FCRPrequalifiedMW != 4 {
+			t.Fatalf("decide saw %+v, %v", seen, err)
+		}
+		if l, err := s.List(ctx, assetAcme, "bess.x", bids.FCR, bids.Filter{EndAfter: testkit.Start}); err != nil || len(l) != 1 || l[0].ID != bid.ID {
+			t.Fatalf("virtual bids %+v, %v", l, err)
+		}
+		if l, err := s.List(ctx, assetAcme, "bess", bids.FCR, bids.Filter{EndAfter: testkit.Start}); err != nil || len(l) != 0 {
+			t.Fatalf("parent bids %+v, %v", l, err)
+		}
+		if err := s.Apply(ctx, assetBeta, va, bids.FCR, bidBlock, func(assets.Asset, []bids.Bid) (bids.Changes, error) {
+			return bids.Changes{}, nil
+		}); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("beta wrote behind acme's parent: %v", err)
+		}
+		if n, err := s.MarkSubmitted(ctx, []bids.Ref{{AssetID: "bess.x", ID: bid.ID}}, testkit.Start); err != nil || n != 1 {
+			t.Fatalf("submitted %d, %v", n, err)
 		}
 	})
 }

@@ -81,7 +81,13 @@ func (s *BackupService) CreateOverride(ctx context.Context, v auth.Visibility, a
 		return Override{}, err
 	}
 	o.ID = uuid.NewString()
-	return s.store.CreateOverride(ctx, v, o)
+	return s.store.CreateOverride(ctx, v, a, o)
+}
+
+// Asset resolves the asset a backup-market configuration belongs to (a
+// virtual asset id through its parent's active segmentation).
+func (s *BackupService) Asset(ctx context.Context, v auth.Visibility, assetID string) (assets.Asset, error) {
+	return s.assets.Get(ctx, v, assetID)
 }
 
 // DeleteOverride cancels an override that has not started: 400 for an id
@@ -129,7 +135,7 @@ func (s *BackupService) PutDefault(ctx context.Context, v auth.Visibility, asset
 	if err != nil {
 		return Default{}, err
 	}
-	return s.store.PutDefault(ctx, v, d)
+	return s.store.PutDefault(ctx, v, a, d)
 }
 
 // Offers resolves the asset's backup offer for every quarter-hour of w

@@ -22,6 +22,9 @@ const History = 30 * 24 * time.Hour
 // AssetSource resolves assets for the caller (assets.Service).
 type AssetSource interface {
 	Get(ctx context.Context, v auth.Visibility, assetID string) (assets.Asset, error)
+	// Segmented reports whether a physical asset has an active
+	// segmentation (its capacity then belongs to its virtual assets).
+	Segmented(ctx context.Context, a assets.Asset) (bool, error)
 }
 
 // Engine applies the bid rules of one market.
@@ -273,6 +276,27 @@ func (e *Engine) notEnabled(a assets.Asset) error {
 	return errs.Conflictf("market_not_enabled", "asset %q does not take part in the %s market (enable it on the asset first)", a.ID, e.rules.Name)
 }
 
+// biddable resolves the asset a bid write addresses and refuses a
+// physical asset whose segmentation is active (409 asset_segmented): its
+// capacity belongs to its virtual assets, which bid instead, each
+// against its own scaled ceiling, so that together they never exceed the
+// parent's.
+func (e *Engine) biddable(ctx context.Context, v auth.Visibility, assetID string) (assets.Asset, error) {
+	a, err := e.assets.Get(ctx, v, assetID)
+	if err != nil {
+		return assets.Asset{}, err
+	}
+	segmented, err := e.assets.Segmented(ctx, a)
+	if err != nil {
+		return assets.Asset{}, err
+	}
+	if segmented {
+		return assets.Asset{}, errs.Conflictf("asset_segmented",
+			"asset %q has an active segmentation; bid on its virtual assets (%s.<segment>) instead", a.ID, a.ID)
+	}
+	return a, nil
+}
+
 func (e *Engine) ceilingOf(a assets.Asset) func(Product) float64 {
 	return func(p Product) float64 { return e.rules.Ceiling(a, p) }
 }
@@ -281,7 +305,7 @@ func (e *Engine) ceilingOf(a assets.Asset) func(Product) float64 {
 // either every bid is stored (new ones PENDING) and every bid a REPLACE
 // clears is deleted, or nothing changes.
 func (e *Engine) Submit(ctx context.Context, v auth.Visibility, assetID string, sub Submission) (SubmitResult, error) {
-	asset, err := e.assets.Get(ctx, v, assetID)
+	asset, err := e.biddable(ctx, v, assetID)
 	if err != nil {
 		return SubmitResult{}, err
 	}
@@ -308,7 +332,7 @@ func (e *Engine) Submit(ctx context.Context, v auth.Visibility, assetID string, 
 		ivs = append(ivs, sub.Scope.Interval())
 	}
 	var res SubmitResult
-	err = e.store.Apply(ctx, v, assetID, e.rules.Market, hull(ivs...), func(a assets.Asset, existing []Bid) (Changes, error) {
+	err = e.store.Apply(ctx, v, asset, e.rules.Market, hull(ivs...), func(a assets.Asset, existing []Bid) (Changes, error) {
 		if !e.rules.Enabled(a) {
 			return Changes{}, e.notEnabled(a)
 		}
@@ -389,7 +413,8 @@ type Change struct {
 // market_not_enabled); its PENDING bids can still be deleted. It returns
 // the bid as stored and warnings.
 func (e *Engine) Update(ctx context.Context, v auth.Visibility, assetID, bidID string, c Change) (Bid, []string, error) {
-	if _, err := e.assets.Get(ctx, v, assetID); err != nil {
+	asset, err := e.biddable(ctx, v, assetID)
+	if err != nil {
 		return Bid{}, nil, err
 	}
 	cur, err := e.Get(ctx, v, assetID, bidID)
@@ -416,7 +441,7 @@ func (e *Engine) Update(ctx context.Context, v auth.Visibility, assetID, bidID s
 	now := e.clk.Now().UTC()
 	var out Bid
 	var warn warnings
-	err = e.store.Apply(ctx, v, assetID, e.rules.Market, hull(cur.Interval(), next), func(a assets.Asset, existing []Bid) (Changes, error) {
+	err = e.store.Apply(ctx, v, asset, e.rules.Market, hull(cur.Interval(), next), func(a assets.Asset, existing []Bid) (Changes, error) {
 		warn = nil
 		b, ok := findID(existing, bidID)
 		if !ok {
@@ -517,7 +542,8 @@ func (e *Engine) List(ctx context.Context, v auth.Visibility, assetID string, st
 // (and of product, when given) and returns their ids; bids in other
 // statuses stay.
 func (e *Engine) DeleteInterval(ctx context.Context, v auth.Visibility, assetID string, iv calendar.Interval, product *Product) ([]string, error) {
-	if _, err := e.assets.Get(ctx, v, assetID); err != nil {
+	asset, err := e.assets.Get(ctx, v, assetID)
+	if err != nil {
 		return nil, err
 	}
 	iv = calendar.Interval{Start: iv.Start.UTC(), End: iv.End.UTC()}
@@ -531,7 +557,7 @@ func (e *Engine) DeleteInterval(ctx context.Context, v auth.Visibility, assetID 
 		return nil, err
 	}
 	ids := []string{}
-	err := e.store.Apply(ctx, v, assetID, e.rules.Market, iv, func(_ assets.Asset, existing []Bid) (Changes, error) {
+	err = e.store.Apply(ctx, v, asset, e.rules.Market, iv, func(_ assets.Asset, existing []Bid) (Changes, error) {
 		ids = ids[:0]
 		for _, b := range existing {
 			if b.Status == Pending && b.Start.Equal(iv.Start) && b.End.Equal(iv.End) && (product == nil || *product == b.Product) {
@@ -548,7 +574,8 @@ func (e *Engine) DeleteInterval(ctx context.Context, v auth.Visibility, assetID 
 
 // Delete deletes one PENDING bid before its gate.
 func (e *Engine) Delete(ctx context.Context, v auth.Visibility, assetID, bidID string) error {
-	if _, err := e.assets.Get(ctx, v, assetID); err != nil {
+	asset, err := e.assets.Get(ctx, v, assetID)
+	if err != nil {
 		return err
 	}
 	cur, err := e.Get(ctx, v, assetID, bidID)
@@ -556,7 +583,7 @@ func (e *Engine) Delete(ctx context.Context, v auth.Visibility, assetID, bidID s
 		return err
 	}
 	now := e.clk.Now().UTC()
-	return e.store.Apply(ctx, v, assetID, e.rules.Market, cur.Interval(), func(_ assets.Asset, existing []Bid) (Changes, error) {
+	return e.store.Apply(ctx, v, asset, e.rules.Market, cur.Interval(), func(_ assets.Asset, existing []Bid) (Changes, error) {
 		b, ok := findID(existing, bidID)
 		if !ok {
 			return Changes{}, bidNotFound(bidID)

@@ -13,16 +13,18 @@ import (
 // by asset and filtered by the caller's visibility in the query itself;
 // the clearing methods work on bid references (asset and bid id).
 type Store interface {
-	// Apply is one atomic read-decide-write on an asset's bids: it locks
-	// the asset (visible to v and not deleted, otherwise errs.NotFound)
-	// so that changes of the asset's bids apply one after the other,
-	// reads the bids of market on the asset that overlap window (every
-	// status), passes the locked asset and those bids to decide, and
-	// applies the changes decide returns. An error from decide, or from
-	// applying its changes, rolls everything back. A bid inserted into an
-	// idempotency scope that is taken is errs.Conflict
-	// "idempotency_key_in_use".
-	Apply(ctx context.Context, v auth.Visibility, assetID string, market Market, window calendar.Interval,
+	// Apply is one atomic read-decide-write on an asset's bids. It locks
+	// the physical asset row behind asset (its parent for a virtual
+	// asset; visible to v and not deleted, otherwise errs.NotFound), so
+	// that changes of the bids of one battery, physical or virtual, apply
+	// one after the other. It reads the bids of market on asset.ID that
+	// overlap window (every status) and passes decide the asset (for a
+	// physical asset the freshly locked row, for a virtual asset the
+	// record given) and those bids, then applies the changes decide
+	// returns. An error from decide, or from applying its changes, rolls
+	// everything back. A bid inserted into an idempotency scope that is
+	// taken is errs.Conflict "idempotency_key_in_use".
+	Apply(ctx context.Context, v auth.Visibility, asset assets.Asset, market Market, window calendar.Interval,
 		decide func(a assets.Asset, existing []Bid) (Changes, error)) error
 	// List returns the asset's bids of market matching f, ordered by
 	// start_time, product and created_at.

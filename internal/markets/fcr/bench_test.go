@@ -40,7 +40,7 @@ func benchEnv(b *testing.B, backend store.Backend, days int) *fcr.Service {
 	price := bids.EUR(10)
 	for d := range days {
 		day := first.AddDays(d)
-		err := backend.Bids().Apply(ctx, acme, "bess", bids.FCR, day.Span(), func(a assets.Asset, _ []bids.Bid) (bids.Changes, error) {
+		err := backend.Bids().Apply(ctx, acme, assets.Asset{ID: "bess"}, bids.FCR, day.Span(), func(a assets.Asset, _ []bids.Bid) (bids.Changes, error) {
 			var ch bids.Changes
 			for _, blk := range day.TenderBlocks() {
 				ch.Insert = append(ch.Insert, bids.Bid{ID: uuid.NewString(), OrganizationID: "acme", AssetID: "bess", Market: bids.FCR, Product: bids.Sym,

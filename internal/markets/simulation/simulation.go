@@ -77,6 +77,8 @@ var capacityMarkets = []capacityMarket{
 // BackupOffers tells what the backup market offers for an asset,
 // direction and window, one offer per quarter-hour (afrr.BackupService).
 type BackupOffers interface {
+	// Asset resolves an award holder, a virtual asset id included.
+	Asset(ctx context.Context, v auth.Visibility, assetID string) (assets.Asset, error)
 	Offers(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product, w calendar.Interval) ([]afrr.Offer, error)
 }
 
@@ -367,7 +369,11 @@ func (m *Market) honour(ctx context.Context, award bids.Bid, period calendar.Int
 	if award.AwardedMW != nil {
 		awarded = *award.AwardedMW
 	}
-	return m.store.Apply(ctx, all, award.AssetID, bids.AFRREnergy, period, func(a assets.Asset, existing []bids.Bid) (bids.Changes, error) {
+	holder, err := m.backup.Asset(ctx, all, award.AssetID)
+	if err != nil {
+		return err
+	}
+	return m.store.Apply(ctx, all, holder, bids.AFRREnergy, period, func(a assets.Asset, existing []bids.Bid) (bids.Changes, error) {
 		var own []bids.Bid
 		for _, b := range existing {
 			if b.Product != award.Product || !b.Start.Equal(period.Start) {

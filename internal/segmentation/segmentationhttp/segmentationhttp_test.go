@@ -303,3 +303,23 @@ func TestConcurrentWrites(t *testing.T) {
 		}
 	})
 }
+
+// TestActivationRefusedWhileTheParentHoldsBids: the parent's committed
+// future bids would come on top of its segments' bids.
+func TestActivationRefusedWhileTheParentHoldsBids(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		const seg = "/v1/assets/bess-2/segmentation"
+		e.h.Do("PUT", seg, e.acme, map[string]any{"mode": "proportional", "segments": []any{
+			map[string]any{"segment_id": "a", "name": "A", "share": 0.5},
+			map[string]any{"segment_id": "b", "name": "B", "share": 0.5},
+		}}).Expect(t, 200, "")
+		e.bids.set("bess-2", 2)
+		e.h.Do("POST", seg+"/activate", e.acme, nil).Expect(t, 409, "asset_has_bids")
+		if r := e.h.Do("GET", seg, e.acme, nil).Expect(t, 200, "").Map(t); r["status"] != "draft" {
+			t.Fatalf("refused activation changed the design: %v", r)
+		}
+		e.bids.set("bess-2", 0)
+		e.h.Do("POST", seg+"/activate", e.acme, nil).Expect(t, 200, "")
+	})
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/calendar"
@@ -21,16 +22,17 @@ func (db *DB) BackupMarket() afrr.BackupStore { return backupStore{db} }
 // first, so that the overlap check and the insert hold across instances.
 type backupStore struct{ db *DB }
 
-// Reads join the asset so that a deleted asset's rows are invisible, and
-// filter by the caller's visibility ($1 all, $2 organisation, $3 asset).
+// Reads hide the rows of a deleted physical asset (a virtual asset's rows
+// have no asset row of their own: its id resolves only while its parent's
+// segmentation is active, checked before the read), and filter by the caller's visibility ($1 all, $2 organisation, $3 asset).
 const (
 	overrideSelect = `SELECT o.override_id::text, o.organization_id, o.asset_id, o.product, o.start_time, o.end_time,
 		o.price_cents, o.max_capacity_mw, o.note, o.created_at
-		FROM backup_overrides o JOIN assets a ON a.asset_id = o.asset_id AND a.deleted_at IS NULL
-		WHERE ($1 OR o.organization_id = $2) AND o.asset_id = $3`
+		FROM backup_overrides o
+		WHERE NOT EXISTS (SELECT 1 FROM assets a WHERE a.asset_id = o.asset_id AND a.deleted_at IS NOT NULL) AND ($1 OR o.organization_id = $2) AND o.asset_id = $3`
 	defaultSelect = `SELECT d.organization_id, d.asset_id, d.product, d.effective_from, d.price_cents, d.max_capacity_mw, d.updated_at
-		FROM backup_defaults d JOIN assets a ON a.asset_id = d.asset_id AND a.deleted_at IS NULL
-		WHERE ($1 OR d.organization_id = $2) AND d.asset_id = $3 AND d.product = $4`
+		FROM backup_defaults d
+		WHERE NOT EXISTS (SELECT 1 FROM assets a WHERE a.asset_id = d.asset_id AND a.deleted_at IS NOT NULL) AND ($1 OR d.organization_id = $2) AND d.asset_id = $3 AND d.product = $4`
 )
 
 func scanOverride(row pgx.Row) (afrr.Override, error) {
@@ -62,24 +64,25 @@ func scanDefault(row pgx.Row) (afrr.Default, error) {
 	return d, nil
 }
 
-// lockBackupAsset locks a visible asset's row until the transaction ends
-// and returns its organisation. FOR NO KEY UPDATE conflicts with itself,
-// so backup-market writes of one asset run one after the other, without
-// blocking plain reads of the asset.
-func lockBackupAsset(ctx context.Context, tx pgx.Tx, v auth.Visibility, assetID string) (string, error) {
+// lockBackupAsset locks the physical row behind a visible asset (the
+// parent's for a virtual asset) until the transaction ends and returns its
+// organisation. FOR NO KEY UPDATE conflicts with itself, so backup-market
+// writes of one battery run one after the other, without blocking plain
+// reads of the asset.
+func lockBackupAsset(ctx context.Context, tx pgx.Tx, v auth.Visibility, a assets.Asset) (string, error) {
 	var org string
 	err := tx.QueryRow(ctx, `SELECT organization_id FROM assets
 		WHERE deleted_at IS NULL AND ($1 OR organization_id = $2) AND asset_id = $3 FOR NO KEY UPDATE`,
-		v.All, v.OrganizationID, assetID).Scan(&org)
+		v.All, v.OrganizationID, a.PhysicalID()).Scan(&org)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", assetNotFound(assetID)
+		return "", assetNotFound(a.ID)
 	}
 	return org, err
 }
 
-func (s backupStore) CreateOverride(ctx context.Context, v auth.Visibility, o afrr.Override) (afrr.Override, error) {
+func (s backupStore) CreateOverride(ctx context.Context, v auth.Visibility, a assets.Asset, o afrr.Override) (afrr.Override, error) {
 	err := s.db.tx(ctx, func(tx pgx.Tx) error {
-		org, err := lockBackupAsset(ctx, tx, v, o.AssetID)
+		org, err := lockBackupAsset(ctx, tx, v, a)
 		if err != nil {
 			return err
 		}
@@ -162,9 +165,9 @@ func (s backupStore) DeleteOverride(ctx context.Context, v auth.Visibility, asse
 	})
 }
 
-func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, d afrr.Default) (afrr.Default, error) {
+func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, a assets.Asset, d afrr.Default) (afrr.Default, error) {
 	err := s.db.tx(ctx, func(tx pgx.Tx) error {
-		org, err := lockBackupAsset(ctx, tx, v, d.AssetID)
+		org, err := lockBackupAsset(ctx, tx, v, a)
 		if err != nil {
 			return err
 		}

@@ -120,12 +120,21 @@ func queryBids(ctx context.Context, q bidQuerier, query string, args ...any) ([]
 	return out, rows.Err()
 }
 
-func (s bidStore) Apply(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, window calendar.Interval,
+func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Asset, market bids.Market, window calendar.Interval,
 	decide func(assets.Asset, []bids.Bid) (bids.Changes, error)) error {
+	assetID := asset.ID
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
-		a, err := lockAsset(ctx, tx, v, assetID)
+		// Locking the physical row serialises the bids of one battery,
+		// whether placed on it or on its virtual assets.
+		a, err := lockAsset(ctx, tx, v, asset.PhysicalID())
+		if errs.Is(err, errs.NotFound) {
+			return assetNotFound(assetID)
+		}
 		if err != nil {
 			return err
+		}
+		if asset.IsVirtual() {
+			a = asset
 		}
 		existing, err := queryBids(ctx, tx, bidSelect+` WHERE asset_id = $1 AND market = $2 AND end_time > $3 AND start_time < $4`,
 			assetID, string(market), window.Start, window.End)
@@ -216,14 +225,21 @@ func (s bidStore) Covering(ctx context.Context, market bids.Market, status bids.
 		string(market), string(status), at)
 }
 
-// lockBidAssets locks the asset rows of refs, in asset_id order so that
-// two such transactions cannot deadlock. Apply holds the same lock while
-// it reads, decides and rewrites an asset's bids, so a market move never
-// lands between its read and its write (where the rewrite would undo it).
+// lockBidAssets locks the physical asset rows of refs, in asset_id order
+// so that two such transactions cannot deadlock. Apply holds the same
+// lock while it reads, decides and rewrites an asset's bids, so a market
+// move never lands between its read and its write (where the rewrite
+// would undo it). A virtual asset id is its parent's id, a dot and a
+// segment id (segment ids have no dots), so the part before its last dot
+// is locked too: for a physical id containing a dot that locks at most
+// one further row, which is harmless.
 func lockBidAssets(ctx context.Context, tx pgx.Tx, refs []bids.Ref) error {
-	ids := make([]string, len(refs))
-	for i, r := range refs {
-		ids[i] = r.AssetID
+	ids := make([]string, 0, 2*len(refs))
+	for _, r := range refs {
+		ids = append(ids, r.AssetID)
+		if i := strings.LastIndex(r.AssetID, "."); i > 0 {
+			ids = append(ids, r.AssetID[:i])
+		}
 	}
 	_, err := tx.Exec(ctx, `SELECT 1 FROM assets WHERE asset_id = ANY($1) ORDER BY asset_id FOR UPDATE`, ids)
 	return err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/calendar"
@@ -19,16 +20,18 @@ func (db *DB) BackupMarket() afrr.BackupStore { return backupStore{db} }
 // single write connection serialises the overlap check and the insert.
 type backupStore struct{ db *DB }
 
-// Reads join the asset so that a deleted asset's rows are invisible, and
-// filter by the caller's visibility (? all, ? organisation).
+// Reads hide the rows of a deleted physical asset (a virtual asset's rows
+// have no asset row of their own: its id resolves only while its parent's
+// segmentation is active, checked before the read), and filter by the
+// caller's visibility (? all, ? organisation).
 const (
 	overrideSelect = `SELECT o.override_id, o.organization_id, o.asset_id, o.product, o.start_time, o.end_time,
 		o.price_cents, o.max_capacity_mw, o.note, o.created_at
-		FROM backup_overrides o JOIN assets a ON a.asset_id = o.asset_id AND a.deleted_at IS NULL
-		WHERE (? OR o.organization_id = ?) AND o.asset_id = ?`
+		FROM backup_overrides o
+		WHERE NOT EXISTS (SELECT 1 FROM assets a WHERE a.asset_id = o.asset_id AND a.deleted_at IS NOT NULL) AND (? OR o.organization_id = ?) AND o.asset_id = ?`
 	defaultSelect = `SELECT d.organization_id, d.asset_id, d.product, d.effective_from, d.price_cents, d.max_capacity_mw, d.updated_at
-		FROM backup_defaults d JOIN assets a ON a.asset_id = d.asset_id AND a.deleted_at IS NULL
-		WHERE (? OR d.organization_id = ?) AND d.asset_id = ? AND d.product = ?`
+		FROM backup_defaults d
+		WHERE NOT EXISTS (SELECT 1 FROM assets a WHERE a.asset_id = d.asset_id AND a.deleted_at IS NOT NULL) AND (? OR d.organization_id = ?) AND d.asset_id = ? AND d.product = ?`
 )
 
 type backupRow interface{ Scan(dest ...any) error }
@@ -63,21 +66,22 @@ func scanDefault(row backupRow) (afrr.Default, error) {
 	return d, nil
 }
 
-// backupAsset returns the organisation of a visible asset inside a write
+// backupAsset returns the organisation of the physical row behind a
+// visible asset (the parent's for a virtual asset) inside a write
 // transaction, which holds the database's write lock until it ends.
-func backupAsset(ctx context.Context, tx *sql.Tx, v auth.Visibility, assetID string) (string, error) {
+func backupAsset(ctx context.Context, tx *sql.Tx, v auth.Visibility, a assets.Asset) (string, error) {
 	var org string
 	err := tx.QueryRowContext(ctx, `SELECT organization_id FROM assets WHERE deleted_at IS NULL AND (? OR organization_id = ?) AND asset_id = ?`,
-		v.All, v.OrganizationID, assetID).Scan(&org)
+		v.All, v.OrganizationID, a.PhysicalID()).Scan(&org)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", assetNotFound(assetID)
+		return "", assetNotFound(a.ID)
 	}
 	return org, err
 }
 
-func (s backupStore) CreateOverride(ctx context.Context, v auth.Visibility, o afrr.Override) (afrr.Override, error) {
+func (s backupStore) CreateOverride(ctx context.Context, v auth.Visibility, a assets.Asset, o afrr.Override) (afrr.Override, error) {
 	err := s.db.tx(ctx, func(tx *sql.Tx) error {
-		org, err := backupAsset(ctx, tx, v, o.AssetID)
+		org, err := backupAsset(ctx, tx, v, a)
 		if err != nil {
 			return err
 		}
@@ -170,9 +174,9 @@ func (s backupStore) DeleteOverride(ctx context.Context, v auth.Visibility, asse
 	})
 }
 
-func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, d afrr.Default) (afrr.Default, error) {
+func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, a assets.Asset, d afrr.Default) (afrr.Default, error) {
 	err := s.db.tx(ctx, func(tx *sql.Tx) error {
-		org, err := backupAsset(ctx, tx, v, d.AssetID)
+		org, err := backupAsset(ctx, tx, v, a)
 		if err != nil {
 			return err
 		}

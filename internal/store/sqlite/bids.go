@@ -117,15 +117,22 @@ func queryBids(ctx context.Context, q bidQuerier, query string, args ...any) ([]
 	return out, rows.Err()
 }
 
-func (s bidStore) Apply(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, window calendar.Interval,
+func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Asset, market bids.Market, window calendar.Interval,
 	decide func(assets.Asset, []bids.Bid) (bids.Changes, error)) error {
+	assetID := asset.ID
 	return s.db.tx(ctx, func(tx *sql.Tx) error {
-		a, err := scanAsset(tx.QueryRowContext(ctx, assetSelect+visibleAsset+" AND a.asset_id = ?", v.All, v.OrganizationID, assetID))
+		// The single write connection serialises every Apply; reading the
+		// physical row checks it is still visible and not deleted.
+		physical := asset.PhysicalID()
+		a, err := scanAsset(tx.QueryRowContext(ctx, assetSelect+visibleAsset+" AND a.asset_id = ?", v.All, v.OrganizationID, physical))
 		if errors.Is(err, sql.ErrNoRows) {
 			return assetNotFound(assetID)
 		}
 		if err != nil {
 			return err
+		}
+		if asset.IsVirtual() {
+			a = asset
 		}
 		existing, err := queryBids(ctx, tx, bidSelect+` WHERE asset_id = ? AND market = ? AND end_time > ? AND start_time < ?`,
 			assetID, string(market), sqlutil.Micros(window.Start), sqlutil.Micros(window.End))

@@ -323,7 +323,7 @@ func TestCapacityDirectionalCeiling(t *testing.T) {
 		energy := bids.Bid{ID: "00000000-0000-4000-8000-000000000001", Market: bids.AFRREnergy, Product: bids.Neg, Status: bids.Pending,
 			Start: capAt(capBlock2[0]), End: capAt(capBlock2[0]).Add(15 * time.Minute), OfferedMW: 10, EnergyPrice: capPtr(bids.EUR(1)),
 			CreatedAt: e.h.Clock.Now(), UpdatedAt: e.h.Clock.Now()}
-		err := e.store.Apply(ctx, auth.Visibility{OrganizationID: "acme"}, "cap-demo", bids.AFRREnergy, energy.Interval(),
+		err := e.store.Apply(ctx, auth.Visibility{OrganizationID: "acme"}, assets.Asset{ID: "cap-demo"}, bids.AFRREnergy, energy.Interval(),
 			func(a assets.Asset, _ []bids.Bid) (bids.Changes, error) {
 				energy.OrganizationID, energy.AssetID = a.OrganizationID, a.ID
 				return bids.Changes{Insert: []bids.Bid{energy}}, nil

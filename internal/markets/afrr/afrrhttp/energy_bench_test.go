@@ -56,7 +56,7 @@ func energyBenchEnv(b *testing.B, backend store.Backend, n int) (*testkit.Harnes
 		if id == "bench" {
 			break
 		}
-		err := backend.Bids().Apply(ctx, auth.Visibility{All: true}, id, bids.AFRREnergy, benchDay.Span(), func(a assets.Asset, _ []bids.Bid) (bids.Changes, error) {
+		err := backend.Bids().Apply(ctx, auth.Visibility{All: true}, assets.Asset{ID: id}, bids.AFRREnergy, benchDay.Span(), func(a assets.Asset, _ []bids.Bid) (bids.Changes, error) {
 			var ch bids.Changes
 			for _, p := range benchDay.Periods() {
 				for _, prod := range []bids.Product{bids.Pos, bids.Neg} {

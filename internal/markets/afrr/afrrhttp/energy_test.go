@@ -254,7 +254,7 @@ func TestEnergyCeiling(t *testing.T) {
 		// The other direction and the other period are independent.
 		e.post(t, enSubmit(enBid(enQ1, "pos", "", 10, 1), enBid(enQ2, "neg", "", 10, 10)), http.StatusCreated, "")
 		// Capacity bids do not count against the energy ceiling.
-		err := e.store.Apply(context.Background(), auth.Visibility{OrganizationID: "acme"}, "e1", bids.AFRRCapacity,
+		err := e.store.Apply(context.Background(), auth.Visibility{OrganizationID: "acme"}, assets.Asset{ID: "e1"}, bids.AFRRCapacity,
 			timeWindow(enQ1), func(a assets.Asset, _ []bids.Bid) (bids.Changes, error) {
 				price := bids.EUR(1)
 				start, _ := time.Parse(time.RFC3339, "2026-02-01T07:00:00Z")

@@ -6,7 +6,7 @@
 CREATE TABLE backup_overrides (
     override_id     UUID PRIMARY KEY,
     organization_id TEXT NOT NULL REFERENCES organizations (organization_id),
-    asset_id        TEXT NOT NULL REFERENCES assets (asset_id),
+    asset_id        TEXT NOT NULL, -- physical or virtual (<parent>.<segment>): no foreign key
     product         TEXT NOT NULL CHECK (product IN ('pos', 'neg')),
     start_time      TIMESTAMPTZ NOT NULL,
     end_time        TIMESTAMPTZ NOT NULL,
@@ -24,7 +24,7 @@ CREATE INDEX backup_overrides_window ON backup_overrides (asset_id, product, sta
 -- already gated keep the default they had.
 CREATE TABLE backup_defaults (
     organization_id TEXT NOT NULL REFERENCES organizations (organization_id),
-    asset_id        TEXT NOT NULL REFERENCES assets (asset_id),
+    asset_id        TEXT NOT NULL, -- physical or virtual (<parent>.<segment>): no foreign key
     product         TEXT NOT NULL CHECK (product IN ('pos', 'neg')),
     effective_from  TIMESTAMPTZ NOT NULL,
     price_cents     BIGINT NOT NULL CHECK (price_cents BETWEEN -1500000 AND 1500000),

@@ -5,7 +5,7 @@
 CREATE TABLE bids (
     bid_id                UUID PRIMARY KEY,
     organization_id       TEXT NOT NULL REFERENCES organizations (organization_id),
-    asset_id              TEXT NOT NULL REFERENCES assets (asset_id),
+    asset_id              TEXT NOT NULL, -- physical or virtual (<parent>.<segment>): no foreign key
     market                TEXT NOT NULL CHECK (market IN ('fcr', 'afrr_capacity', 'afrr_energy')),
     product               TEXT NOT NULL CHECK (product IN ('sym', 'pos', 'neg')),
     start_time            TIMESTAMPTZ NOT NULL,

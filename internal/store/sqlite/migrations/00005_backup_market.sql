@@ -7,7 +7,7 @@
 CREATE TABLE backup_overrides (
     override_id     TEXT PRIMARY KEY,
     organization_id TEXT NOT NULL REFERENCES organizations (organization_id),
-    asset_id        TEXT NOT NULL REFERENCES assets (asset_id),
+    asset_id        TEXT NOT NULL, -- physical or virtual (<parent>.<segment>): no foreign key
     product         TEXT NOT NULL CHECK (product IN ('pos', 'neg')),
     start_time      INTEGER NOT NULL,
     end_time        INTEGER NOT NULL,
@@ -25,7 +25,7 @@ CREATE INDEX backup_overrides_window ON backup_overrides (asset_id, product, sta
 -- already gated keep the default they had.
 CREATE TABLE backup_defaults (
     organization_id TEXT NOT NULL REFERENCES organizations (organization_id),
-    asset_id        TEXT NOT NULL REFERENCES assets (asset_id),
+    asset_id        TEXT NOT NULL, -- physical or virtual (<parent>.<segment>): no foreign key
     product         TEXT NOT NULL CHECK (product IN ('pos', 'neg')),
     effective_from  INTEGER NOT NULL,
     price_cents     INTEGER NOT NULL CHECK (price_cents BETWEEN -1500000 AND 1500000),
