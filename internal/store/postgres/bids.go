@@ -25,77 +25,32 @@ func (db *DB) Bids() bids.Store { return bidStore{db} }
 // writes them.
 type bidStore struct{ db *DB }
 
-// bidMutable lists the columns an update rewrites, in the order of
-// bidValues.
-var bidMutable = []string{
-	"idempotency_key", "start_time", "end_time", "capacity_price_cents", "energy_price_cents",
-	"offered_power_mw", "awarded_power_mw", "status", "settlement_price_cents", "price_source", "submitted_at",
-	"edit_type", "edit_status", "edit_attempted_at", "edit_offered_power_mw", "edit_capacity_price_cents",
-	"edit_energy_price_cents", "edit_failure_reason", "edit_failure_detail", "updated_at",
-}
-
 var (
-	bidSelect = "SELECT bid_id::text, organization_id, asset_id, market, product, created_at, " + strings.Join(bidMutable, ", ") + " FROM bids"
-	bidInsert = "INSERT INTO bids (bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(bidMutable, ", ") +
-		") VALUES (" + placeholders(1, 6+len(bidMutable)) + ")"
-	bidUpdate = "UPDATE bids SET (" + strings.Join(bidMutable, ", ") + ") = (" + placeholders(3, len(bidMutable)) +
+	bidSelect = "SELECT bid_id::text, organization_id, asset_id, market, product, created_at, " + strings.Join(sqlutil.BidMutable, ", ") + " FROM bids"
+	bidInsert = "INSERT INTO bids (bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(sqlutil.BidMutable, ", ") +
+		") VALUES (" + placeholders(1, 6+len(sqlutil.BidMutable)) + ")"
+	bidUpdate = "UPDATE bids SET (" + strings.Join(sqlutil.BidMutable, ", ") + ") = (" + placeholders(3, len(sqlutil.BidMutable)) +
 		") WHERE bid_id = $1 AND asset_id = $2"
 )
 
-func cents(p *bids.Price) *int64 {
-	if p == nil {
-		return nil
-	}
-	v := int64(*p)
-	return &v
-}
-
-func fromCents(v *int64) *bids.Price {
-	if v == nil {
-		return nil
-	}
-	p := bids.Price(*v)
-	return &p
-}
-
 func bidValues(b bids.Bid) []any {
-	vals := []any{
-		b.IdempotencyKey, b.Start, b.End, cents(b.CapacityPrice), cents(b.EnergyPrice),
-		b.OfferedMW, b.AwardedMW, string(b.Status), cents(b.SettlementPrice), b.PriceSource, b.SubmittedAt,
+	var editAt any
+	if b.LastEdit != nil {
+		editAt = b.LastEdit.AttemptedAt
 	}
-	if e := b.LastEdit; e != nil {
-		vals = append(vals, e.EditType, e.Status, e.AttemptedAt, e.RequestedValues.OfferedMW,
-			cents(e.RequestedValues.CapacityPrice), cents(e.RequestedValues.EnergyPrice), e.FailureReason, e.FailureDetail)
-	} else {
-		vals = append(vals, nil, nil, nil, nil, nil, nil, nil, nil)
-	}
-	return append(vals, b.UpdatedAt)
+	return sqlutil.BidValues(b, sqlutil.BidInstants{Start: b.Start, End: b.End, SubmittedAt: b.SubmittedAt, EditAttemptedAt: editAt, UpdatedAt: b.UpdatedAt})
 }
 
 func scanBid(row pgx.Row) (bids.Bid, error) {
 	var b bids.Bid
-	var market, product, status string
-	var capPrice, energyPrice, settle *int64
-	var editType, editStatus, failReason, failDetail *string
+	var r sqlutil.BidRow
 	var editAt *time.Time
-	var editCap, editEnergy *int64
-	var editMW *float64
-	err := row.Scan(&b.ID, &b.OrganizationID, &b.AssetID, &market, &product, &b.CreatedAt,
-		&b.IdempotencyKey, &b.Start, &b.End, &capPrice, &energyPrice,
-		&b.OfferedMW, &b.AwardedMW, &status, &settle, &b.PriceSource, &b.SubmittedAt,
-		&editType, &editStatus, &editAt, &editMW, &editCap, &editEnergy, &failReason, &failDetail, &b.UpdatedAt)
-	if err != nil {
+	if err := row.Scan(r.Targets(&b, &b.CreatedAt, &b.Start, &b.End, &b.SubmittedAt, &editAt, &b.UpdatedAt)...); err != nil {
 		return b, err
 	}
-	b.Market, b.Product, b.Status = bids.Market(market), bids.Product(product), bids.Status(status)
 	b.CreatedAt, b.UpdatedAt = sqlutil.UTC(b.CreatedAt), sqlutil.UTC(b.UpdatedAt)
 	b.Start, b.End, b.SubmittedAt = sqlutil.UTC(b.Start), sqlutil.UTC(b.End), sqlutil.UTCPtr(b.SubmittedAt)
-	b.CapacityPrice, b.EnergyPrice, b.SettlementPrice = fromCents(capPrice), fromCents(energyPrice), fromCents(settle)
-	if editStatus != nil && editType != nil && editAt != nil && editMW != nil {
-		b.LastEdit = &bids.EditAttempt{EditType: *editType, Status: *editStatus, AttemptedAt: sqlutil.UTC(*editAt),
-			RequestedValues: bids.EditValues{OfferedMW: *editMW, CapacityPrice: fromCents(editCap), EnergyPrice: fromCents(editEnergy)},
-			FailureReason:   failReason, FailureDetail: failDetail}
-	}
+	r.Finish(&b, sqlutil.UTCPtr(editAt))
 	return b, nil
 }
 
@@ -294,7 +249,7 @@ func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, a
 			}
 			tag, err := tx.Exec(ctx, `UPDATE bids SET status = $1, awarded_power_mw = $2, settlement_price_cents = $3, price_source = $4, updated_at = $5
 				WHERE bid_id = $6::uuid AND asset_id = $7 AND `+from,
-				string(o.Status), o.AwardedMW, cents(o.SettlementPrice), o.PriceSource, at, o.ID, o.AssetID)
+				string(o.Status), o.AwardedMW, sqlutil.Cents(o.SettlementPrice), o.PriceSource, at, o.ID, o.AssetID)
 			if err != nil {
 				return err
 			}

@@ -22,77 +22,35 @@ func (db *DB) Bids() bids.Store { return bidStore{db} }
 // the single write connection is the per-asset lock (and more).
 type bidStore struct{ db *DB }
 
-// bidMutable lists the columns an update rewrites, in the order of
-// bidValues.
-var bidMutable = []string{
-	"idempotency_key", "start_time", "end_time", "capacity_price_cents", "energy_price_cents",
-	"offered_power_mw", "awarded_power_mw", "status", "settlement_price_cents", "price_source", "submitted_at",
-	"edit_type", "edit_status", "edit_attempted_at", "edit_offered_power_mw", "edit_capacity_price_cents",
-	"edit_energy_price_cents", "edit_failure_reason", "edit_failure_detail", "updated_at",
-}
-
 var (
-	bidSelect = "SELECT bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(bidMutable, ", ") + " FROM bids"
-	bidInsert = "INSERT INTO bids (bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(bidMutable, ", ") +
-		") VALUES (?" + strings.Repeat(", ?", 5+len(bidMutable)) + ")"
-	bidUpdate = "UPDATE bids SET (" + strings.Join(bidMutable, ", ") + ") = (?" + strings.Repeat(", ?", len(bidMutable)-1) +
+	bidSelect = "SELECT bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(sqlutil.BidMutable, ", ") + " FROM bids"
+	bidInsert = "INSERT INTO bids (bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(sqlutil.BidMutable, ", ") +
+		") VALUES (?" + strings.Repeat(", ?", 5+len(sqlutil.BidMutable)) + ")"
+	bidUpdate = "UPDATE bids SET (" + strings.Join(sqlutil.BidMutable, ", ") + ") = (?" + strings.Repeat(", ?", len(sqlutil.BidMutable)-1) +
 		") WHERE bid_id = ? AND asset_id = ?"
 )
 
-func cents(p *bids.Price) any {
-	if p == nil {
-		return nil
-	}
-	return int64(*p)
-}
-
-func fromCents(v *int64) *bids.Price {
-	if v == nil {
-		return nil
-	}
-	p := bids.Price(*v)
-	return &p
-}
-
 func bidValues(b bids.Bid) []any {
-	vals := []any{
-		b.IdempotencyKey, sqlutil.Micros(b.Start), sqlutil.Micros(b.End), cents(b.CapacityPrice), cents(b.EnergyPrice),
-		b.OfferedMW, b.AwardedMW, string(b.Status), cents(b.SettlementPrice), b.PriceSource, sqlutil.NullMicros(b.SubmittedAt),
+	var editAt any
+	if b.LastEdit != nil {
+		editAt = sqlutil.Micros(b.LastEdit.AttemptedAt)
 	}
-	if e := b.LastEdit; e != nil {
-		vals = append(vals, e.EditType, e.Status, sqlutil.Micros(e.AttemptedAt), e.RequestedValues.OfferedMW,
-			cents(e.RequestedValues.CapacityPrice), cents(e.RequestedValues.EnergyPrice), e.FailureReason, e.FailureDetail)
-	} else {
-		vals = append(vals, nil, nil, nil, nil, nil, nil, nil, nil)
-	}
-	return append(vals, sqlutil.Micros(b.UpdatedAt))
+	return sqlutil.BidValues(b, sqlutil.BidInstants{Start: sqlutil.Micros(b.Start), End: sqlutil.Micros(b.End),
+		SubmittedAt: sqlutil.NullMicros(b.SubmittedAt), EditAttemptedAt: editAt, UpdatedAt: sqlutil.Micros(b.UpdatedAt)})
 }
 
 func scanBid(row interface{ Scan(...any) error }) (bids.Bid, error) {
 	var b bids.Bid
-	var market, product, status string
+	var r sqlutil.BidRow
 	var created, start, end, updated int64
-	var capPrice, energyPrice, settle, submitted *int64
-	var editType, editStatus, failReason, failDetail *string
-	var editAt, editCap, editEnergy *int64
-	var editMW *float64
-	err := row.Scan(&b.ID, &b.OrganizationID, &b.AssetID, &market, &product, &created,
-		&b.IdempotencyKey, &start, &end, &capPrice, &energyPrice,
-		&b.OfferedMW, &b.AwardedMW, &status, &settle, &b.PriceSource, &submitted,
-		&editType, &editStatus, &editAt, &editMW, &editCap, &editEnergy, &failReason, &failDetail, &updated)
-	if err != nil {
+	var submitted, editAt *int64
+	if err := row.Scan(r.Targets(&b, &created, &start, &end, &submitted, &editAt, &updated)...); err != nil {
 		return b, err
 	}
-	b.Market, b.Product, b.Status = bids.Market(market), bids.Product(product), bids.Status(status)
 	b.CreatedAt, b.UpdatedAt = sqlutil.FromMicros(created), sqlutil.FromMicros(updated)
 	b.Start, b.End = sqlutil.FromMicros(start), sqlutil.FromMicros(end)
-	b.CapacityPrice, b.EnergyPrice, b.SettlementPrice = fromCents(capPrice), fromCents(energyPrice), fromCents(settle)
 	b.SubmittedAt = sqlutil.FromNullMicros(submitted)
-	if editStatus != nil && editType != nil && editAt != nil && editMW != nil {
-		b.LastEdit = &bids.EditAttempt{EditType: *editType, Status: *editStatus, AttemptedAt: sqlutil.FromMicros(*editAt),
-			RequestedValues: bids.EditValues{OfferedMW: *editMW, CapacityPrice: fromCents(editCap), EnergyPrice: fromCents(editEnergy)},
-			FailureReason:   failReason, FailureDetail: failDetail}
-	}
+	r.Finish(&b, sqlutil.FromNullMicros(editAt))
 	return b, nil
 }
 
@@ -268,7 +226,7 @@ func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, a
 			}
 			res, err := tx.ExecContext(ctx, `UPDATE bids SET status = ?, awarded_power_mw = ?, settlement_price_cents = ?, price_source = ?, updated_at = ?
 				WHERE bid_id = ? AND asset_id = ? AND `+from,
-				string(o.Status), o.AwardedMW, cents(o.SettlementPrice), o.PriceSource, sqlutil.Micros(at), o.ID, o.AssetID)
+				string(o.Status), o.AwardedMW, sqlutil.Cents(o.SettlementPrice), o.PriceSource, sqlutil.Micros(at), o.ID, o.AssetID)
 			if err != nil {
 				return err
 			}
