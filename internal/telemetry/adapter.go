@@ -1,0 +1,212 @@
+package telemetry
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"atcp/internal/errs"
+)
+
+// ControlMode is the control scheme of a schedule target (document 1
+// "Enumerations").
+type ControlMode string
+
+// The control modes of document 1.
+const (
+	Passive    ControlMode = "passive"
+	BESSOnly   ControlMode = "bess_only"
+	BESSAndPoC ControlMode = "bess_and_poc"
+	PoCOnly    ControlMode = "poc_only"
+)
+
+// Code is the integer code published as the control_mode measurement. The
+// spec leaves the codes unshown; atcp numbers the modes in the order of the
+// enumeration.
+func (m ControlMode) Code() int {
+	switch m {
+	case Passive:
+		return 0
+	case BESSOnly:
+		return 1
+	case BESSAndPoC:
+		return 2
+	case PoCOnly:
+		return 3
+	}
+	return -1
+}
+
+// Command is the complete set of setpoints the platform holds for one asset
+// at one moment. Every Send replaces the previous command in full, so an
+// adapter never has to merge partial updates. Powers are MW with positive =
+// discharge/injection and negative = charge/absorption.
+type Command struct {
+	ControlMode ControlMode
+	// BESSPowerMW is the battery target of the current schedule or
+	// immediate dispatch (dispatch_setpoint).
+	BESSPowerMW float64
+	// PoCPowerMW is the point-of-connection target of bess_and_poc and
+	// poc_only; nil otherwise.
+	PoCPowerMW *float64
+	// Dispatch15PowerMW is the upcoming day-ahead 15-minute target
+	// (dispatch15_setpoint); informational for the asset.
+	Dispatch15PowerMW float64
+
+	// Reserved balancing capacity (magnitudes, MW) held back from the
+	// schedule. FCR is symmetric.
+	FCRReservedMW     float64
+	AFRRReservedPosMW float64
+	AFRRReservedNegMW float64
+	// AFRRSetpointMW is the TSO's aFRR activation, signed; it moves the
+	// battery on top of the schedule within the reserved capacity.
+	AFRRSetpointMW float64
+
+	// Power limits (MW, signed bounds); nil is no limit beyond the rated
+	// power.
+	MaxPowerMW *float64
+	MinPowerMW *float64
+	// Unavailable is a full unavailability: the asset must not move.
+	Unavailable bool
+}
+
+// Validate rejects commands no asset could execute: unknown modes,
+// non-finite numbers, negative reservations, crossed limits.
+func (c Command) Validate() error {
+	var v errs.Validation
+	if c.ControlMode.Code() < 0 {
+		v.Add("command.control_mode", "unknown control mode", string(c.ControlMode))
+	}
+	finite := func(loc string, x float64) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			v.Add(loc, "must be a finite number", nil)
+		}
+	}
+	finite("command.bess_power_mw", c.BESSPowerMW)
+	finite("command.dispatch15_power_mw", c.Dispatch15PowerMW)
+	finite("command.afrr_setpoint_mw", c.AFRRSetpointMW)
+	reservation := func(loc string, x float64) {
+		finite(loc, x)
+		if x < 0 {
+			v.Add(loc, "must not be negative", x)
+		}
+	}
+	reservation("command.fcr_reserved_mw", c.FCRReservedMW)
+	reservation("command.afrr_reserved_pos_mw", c.AFRRReservedPosMW)
+	reservation("command.afrr_reserved_neg_mw", c.AFRRReservedNegMW)
+	if c.PoCPowerMW != nil {
+		finite("command.poc_power_mw", *c.PoCPowerMW)
+	}
+	if c.MaxPowerMW != nil {
+		finite("command.max_power_mw", *c.MaxPowerMW)
+	}
+	if c.MinPowerMW != nil {
+		finite("command.min_power_mw", *c.MinPowerMW)
+	}
+	if c.MaxPowerMW != nil && c.MinPowerMW != nil && *c.MinPowerMW > *c.MaxPowerMW {
+		v.Add("command.min_power_mw", "must not exceed max_power_mw", *c.MinPowerMW)
+	}
+	needsPoC := c.ControlMode == BESSAndPoC || c.ControlMode == PoCOnly
+	if needsPoC && c.PoCPowerMW == nil {
+		v.Add("command.poc_power_mw", "required by control mode "+string(c.ControlMode), nil)
+	}
+	return v.Err()
+}
+
+// Measurements is one snapshot of every measurement of document 1 "Asset
+// state (measurements)", named as there. Integer codes and 0/1 flags are
+// numbers like every other value because the state response carries
+// numbers. The PV fields are nil unless the asset is pv_active and are then
+// left out of the JSON.
+type Measurements struct {
+	// Timestamp is the instant the snapshot describes (the value timestamp
+	// of every point in the state response).
+	Timestamp time.Time `json:"-"`
+
+	AssetStatus       float64 `json:"asset_status"`
+	OperationalStatus float64 `json:"operational_status"`
+
+	FCRUpperLimit  float64 `json:"fcr_upper_limit"`
+	FCRLowerLimit  float64 `json:"fcr_lower_limit"`
+	AFRRUpperLimit float64 `json:"afrr_upper_limit"`
+	AFRRLowerLimit float64 `json:"afrr_lower_limit"`
+
+	FCRPowerActual      float64 `json:"fcr_power_actual"`
+	AFRRPowerActual     float64 `json:"afrr_power_actual"`
+	DispatchPowerActual float64 `json:"dispatch_power_actual"`
+
+	FCRPowerSetpoint   float64 `json:"fcr_power_setpoint"`
+	AFRRSetpoint       float64 `json:"afrr_setpoint"`
+	DispatchSetpoint   float64 `json:"dispatch_setpoint"`
+	Dispatch15Setpoint float64 `json:"dispatch15_setpoint"`
+	PoCSetpoint        float64 `json:"poc_setpoint"`
+	PVPowerSetpoint    float64 `json:"pv_power_setpoint"`
+
+	ControlMode float64 `json:"control_mode"`
+
+	AvailablePowerCharge    float64 `json:"available_power_charge"`
+	AvailablePowerDischarge float64 `json:"available_power_discharge"`
+
+	SoCMin float64 `json:"soc_min"`
+	SoCMax float64 `json:"soc_max"`
+
+	AvailableDischargeEnergy float64 `json:"available_discharge_energy"`
+	AvailableChargeEnergy    float64 `json:"available_charge_energy"`
+	// Deprecated aliases of AvailableDischargeEnergy and
+	// AvailableChargeEnergy, always equal to them.
+	AvailableSoCDischarge float64 `json:"available_soc_discharge"`
+	AvailableSoCCharge    float64 `json:"available_soc_charge"`
+
+	PoCPowerActualAC     float64 `json:"poc_power_actual_ac"`
+	BatteryPowerActualAC float64 `json:"battery_power_actual_ac"`
+	BatteryPowerActualDC float64 `json:"battery_power_actual_dc"`
+
+	GridSwitchStatus float64 `json:"grid_switch_status"`
+	RedispatchActive float64 `json:"redispatch_active"`
+	RedispatchAmount float64 `json:"redispatch_amount"`
+	SelfConsumption  float64 `json:"self_consumption"`
+	Frequency        float64 `json:"frequency"`
+
+	IsFCROn      float64 `json:"is_fcr_on"`
+	IsAFRROn     float64 `json:"is_afrr_on"`
+	IsDispatchOn float64 `json:"is_dispatch_on"`
+
+	ExportCurtailmentDSO float64 `json:"export_curtailment_dso"`
+	ImportCurtailmentDSO float64 `json:"import_curtailment_dso"`
+
+	ActualBatteryCycles float64 `json:"actual_battery_cycles"`
+	DischargeThroughput float64 `json:"discharge_throughput"`
+	ChargeThroughput    float64 `json:"charge_throughput"`
+
+	PVExportCurtailmentDSO    *float64 `json:"pv_export_curtailment_dso,omitempty"`
+	PVIrradiance              *float64 `json:"pv_irradiance,omitempty"`
+	PVPowerDCActual           *float64 `json:"pv_power_dc_actual,omitempty"`
+	PVInverterSelfConsumption *float64 `json:"pv_inverter_self_consumption,omitempty"`
+	PVSwitchStatus            *float64 `json:"pv_switch_status,omitempty"`
+
+	LTESignalDevice1    float64 `json:"lte_signal_device_1"`
+	LTESignalDevice2    float64 `json:"lte_signal_device_2"`
+	LANConnectedDevice1 float64 `json:"lan_connected_device_1"`
+	LANConnectedDevice2 float64 `json:"lan_connected_device_2"`
+}
+
+// Adapter is the boundary between the platform and its assets: commands
+// in, measurements out, keyed by asset id. The platform never talks to an
+// asset any other way.
+//
+// The battery simulator implements it in memory. A real EMS/IEC-104
+// adapter would map Send onto set-point commands (C_SE_NC_1 short floats)
+// addressed by the asset's IOA middle octet, sending only the fields that
+// changed and returning once the outstation confirmed activation (ACT_CON),
+// and would serve Read from the latest spontaneous/cyclic monitoring
+// values (M_ME_NC_1 with time tags) it keeps per information object,
+// mapping each IOA to a Measurements field. Both methods must be safe for
+// concurrent use. Errors: an unknown asset is errs.NotFound, an invalid
+// command errs.Invalid, an unreachable asset errs.Unavailable; a rejected
+// Send leaves the previous command in force.
+type Adapter interface {
+	// Send replaces the asset's command in full.
+	Send(ctx context.Context, assetID string, cmd Command) error
+	// Read returns the asset's latest measurements.
+	Read(ctx context.Context, assetID string) (Measurements, error)
+}
