@@ -82,14 +82,7 @@ type CapacitySubmitRequest struct {
 }
 
 // CapacitySubmitResponse is the 201 body of POST capacity/bids.
-type CapacitySubmitResponse struct {
-	Bids          []CapacityBid `json:"bids" nullable:"false" doc:"The bids of the request in its order; an idempotent retry shows the stored bid."`
-	CreatedCount  int           `json:"created_count"`
-	DeletedCount  int           `json:"deleted_count"`
-	DeletedBidIDs []string      `json:"deleted_bid_ids" nullable:"false"`
-	Warnings      []string      `json:"warnings" nullable:"false"`
-	UpdatedCount  int           `json:"updated_count" doc:"Always 0: a submission never changes a stored bid (retries return it unchanged)."`
-}
+type CapacitySubmitResponse = bidshttp.SubmitResponse[CapacityBid]
 
 // CapacityUpdateRequest is the body of PUT capacity/bids/{bid_id}. The
 // product cannot change: delete the bid and place one in the other
@@ -214,10 +207,7 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 		if err != nil {
 			return nil, err
 		}
-		return &capacitySubmitOutput{Body: CapacitySubmitResponse{
-			Bids: toCapacityBids(res.Bids), CreatedCount: res.Created, DeletedCount: len(res.DeletedIDs),
-			DeletedBidIDs: bidshttp.NonNil(res.DeletedIDs), Warnings: bidshttp.NonNil(res.Warnings),
-		}}, nil
+		return &capacitySubmitOutput{Body: bidshttp.NewSubmitResponse(res, toCapacityBids)}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{

@@ -74,14 +74,7 @@ type EnergySubmitRequest struct {
 }
 
 // EnergySubmitResponse is the 201 body of POST energy/bids.
-type EnergySubmitResponse struct {
-	Bids          []EnergyBid `json:"bids" nullable:"false" doc:"The bids of the request in its order; an idempotent retry shows the stored bid."`
-	CreatedCount  int         `json:"created_count"`
-	DeletedCount  int         `json:"deleted_count"`
-	DeletedBidIDs []string    `json:"deleted_bid_ids" nullable:"false"`
-	Warnings      []string    `json:"warnings" nullable:"false"`
-	UpdatedCount  int         `json:"updated_count" doc:"Always 0: a submission never changes a stored bid (retries return it unchanged)."`
-}
+type EnergySubmitResponse = bidshttp.SubmitResponse[EnergyBid]
 
 // EnergyUpdateRequest is the body of PUT energy/bids/{bid_id}.
 type EnergyUpdateRequest struct {
@@ -220,10 +213,7 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 		if err != nil {
 			return nil, err
 		}
-		return &energySubmitOutput{Body: EnergySubmitResponse{
-			Bids: toEnergyBids(res.Bids), CreatedCount: res.Created, DeletedCount: len(res.DeletedIDs),
-			DeletedBidIDs: bidshttp.NonNil(res.DeletedIDs), Warnings: bidshttp.NonNil(res.Warnings),
-		}}, nil
+		return &energySubmitOutput{Body: bidshttp.NewSubmitResponse(res, toEnergyBids)}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{

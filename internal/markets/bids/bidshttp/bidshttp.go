@@ -106,3 +106,22 @@ func NewValidInterval(iv calendar.Interval, d calendar.Day, w calendar.Window, o
 	return ValidInterval{StartTime: iv.Start, EndTime: iv.End, DeliveryDay: d.String(),
 		OpensAt: w.Opens, RecommendedDeadline: w.Recommended, GateClosure: w.Closes, BiddingOpen: open}
 }
+
+// SubmitResponse is the 201 body of every market's POST bids; B is the
+// market's bid record.
+type SubmitResponse[B any] struct {
+	Bids          []B      `json:"bids" nullable:"false" doc:"The bids of the request in its order; an idempotent retry shows the stored bid."`
+	CreatedCount  int      `json:"created_count"`
+	DeletedCount  int      `json:"deleted_count"`
+	DeletedBidIDs []string `json:"deleted_bid_ids" nullable:"false"`
+	Warnings      []string `json:"warnings" nullable:"false"`
+	UpdatedCount  int      `json:"updated_count" doc:"Always 0: a submission never changes a stored bid (retries return it unchanged)."`
+}
+
+// NewSubmitResponse shows the engine's result with the market's records.
+func NewSubmitResponse[B any](res bids.SubmitResult, records func([]bids.Bid) []B) SubmitResponse[B] {
+	return SubmitResponse[B]{
+		Bids: records(res.Bids), CreatedCount: res.Created, DeletedCount: len(res.DeletedIDs),
+		DeletedBidIDs: NonNil(res.DeletedIDs), Warnings: NonNil(res.Warnings),
+	}
+}

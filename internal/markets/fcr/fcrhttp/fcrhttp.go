@@ -76,14 +76,7 @@ type SubmitRequest struct {
 }
 
 // SubmitResponse is the 201 body of POST bids.
-type SubmitResponse struct {
-	Bids          []Bid    `json:"bids" nullable:"false" doc:"The bids of the request in its order; an idempotent retry shows the stored bid."`
-	CreatedCount  int      `json:"created_count"`
-	DeletedCount  int      `json:"deleted_count"`
-	DeletedBidIDs []string `json:"deleted_bid_ids" nullable:"false"`
-	Warnings      []string `json:"warnings" nullable:"false"`
-	UpdatedCount  int      `json:"updated_count" doc:"Always 0: a submission never changes a stored bid (retries return it unchanged)."`
-}
+type SubmitResponse = bidshttp.SubmitResponse[Bid]
 
 // UpdateRequest is the body of PUT bids/{bid_id}.
 type UpdateRequest struct {
@@ -215,10 +208,7 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 		if err != nil {
 			return nil, err
 		}
-		return &submitOutput{Body: SubmitResponse{
-			Bids: toBids(res.Bids), CreatedCount: res.Created, DeletedCount: len(res.DeletedIDs),
-			DeletedBidIDs: bidshttp.NonNil(res.DeletedIDs), Warnings: bidshttp.NonNil(res.Warnings),
-		}}, nil
+		return &submitOutput{Body: bidshttp.NewSubmitResponse(res, toBids)}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
