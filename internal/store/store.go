@@ -13,6 +13,7 @@ import (
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/clock"
+	"atcp/internal/dispatch"
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
@@ -42,6 +43,7 @@ type Backend interface {
 	Leases() worker.LeaseStore
 	Segmentations() segmentation.Store
 	Restrictions() restrictions.Store
+	Dispatch() dispatch.Store
 }
 
 var (
