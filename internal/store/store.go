@@ -21,6 +21,7 @@ import (
 	"atcp/internal/segmentation"
 	"atcp/internal/store/postgres"
 	"atcp/internal/store/sqlite"
+	"atcp/internal/telemetry"
 	"atcp/internal/worker"
 )
 
@@ -43,6 +44,7 @@ type Backend interface {
 	Leases() worker.LeaseStore
 	Segmentations() segmentation.Store
 	Restrictions() restrictions.Store
+	Telemetry() telemetry.Store
 	Dispatch() dispatch.Store
 }
 

@@ -1,0 +1,335 @@
+package telemetry_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"atcp/internal/errs"
+	"atcp/internal/store"
+	"atcp/internal/telemetry"
+	"atcp/internal/telemetry/chunk"
+	"atcp/internal/testkit"
+)
+
+var day0 = time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+
+// snap is a synthetic snapshot of asset at second s after day0: a linear
+// energy, a periodic frequency, a status flipping every 100 s, PV points
+// for pv assets.
+func snap(asset string, s int, pv bool) telemetry.Snapshot {
+	m := telemetry.Measurements{
+		Timestamp:                day0.Add(time.Duration(s) * time.Second),
+		AssetStatus:              float64(s / 100 % 2),
+		Frequency:                50 + 0.001*float64(s%7),
+		AvailableDischargeEnergy: 10 - 0.001*float64(s),
+		DischargeThroughput:      0.01 * float64(s),
+		DispatchSetpoint:         float64(s / 900),
+	}
+	m.AvailableSoCDischarge = m.AvailableDischargeEnergy
+	if pv {
+		irr := float64(s % 1000)
+		m.PVIrradiance = &irr
+	}
+	return telemetry.Snapshot{AssetID: asset, Measurements: m}
+}
+
+func record(t testing.TB, r *telemetry.Recorder, from, to int, assets map[string]bool) {
+	t.Helper()
+	ctx := context.Background()
+	var batch []telemetry.Snapshot
+	for s := from; s < to; s++ {
+		batch = batch[:0]
+		for id, pv := range assets {
+			batch = append(batch, snap(id, s, pv))
+		}
+		if err := r.Record(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func at(s int) time.Time { return day0.Add(time.Duration(s) * time.Second) }
+
+// TestRecorderHistory records 25 minutes of two assets (one with PV) and
+// reads them back raw, through the aliases and the point filter.
+func TestRecorderHistory(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		r := telemetry.NewRecorder(b.Telemetry(), telemetry.RecorderOptions{})
+		record(t, r, 0, 1500, map[string]bool{"bess": false, "solar": true})
+		if err := r.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		latest, err := b.Telemetry().Latest(ctx, "solar")
+		if err != nil || !latest.Measurements.Timestamp.Equal(at(1499)) || *latest.Measurements.PVIrradiance != 499 {
+			t.Fatalf("latest %+v %v", latest, err)
+		}
+		h := telemetry.NewHistoryReader(b.Telemetry())
+		// Five minutes across a chunk boundary (10:00 after day0).
+		got, err := h.History(ctx, "solar", at(450), at(750), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// snap sets one PV point of five.
+		if len(got) != len(telemetry.PointNames())+len(telemetry.Aliases)-4 {
+			t.Fatalf("%d measurements", len(got))
+		}
+		for name, points := range got {
+			if len(points) != 300 {
+				t.Fatalf("%s: %d points", name, len(points))
+			}
+			i, _ := telemetry.PointIndex(name)
+			for k, p := range points {
+				want := snap("solar", 450+k, true).Measurements
+				if !p.Timestamp.Equal(want.Timestamp) || math.Abs(p.Value-want.Values(nil)[i]) > 1e-6 {
+					t.Fatalf("%s[%d] = %v, want %v at %s", name, k, p, want.Values(nil)[i], want.Timestamp)
+				}
+			}
+		}
+		if a, c := got["available_soc_discharge"], got["available_discharge_energy"]; &a[0] == &c[0] || a[7] != c[7] {
+			t.Fatal("alias must carry an equal copy")
+		}
+		battery, err := h.History(ctx, "bess", at(0), at(1500), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := battery["pv_irradiance"]; ok || len(battery["frequency"]) != 1500 {
+			t.Fatalf("battery history: pv present %v, %d frequency points", ok, len(battery["frequency"]))
+		}
+		some, err := h.History(ctx, "bess", at(10), at(12), []string{"available_soc_discharge", "pv_irradiance", "frequency"}, 0)
+		if err != nil || len(some) != 2 || len(some["available_soc_discharge"]) != 2 || some["frequency"][1].Value != 50.004 {
+			t.Fatalf("filtered %v %v", some, err)
+		}
+		if _, err := h.History(ctx, "bess", at(0), at(1), []string{"nope"}, 0); !errs.Is(err, errs.Invalid) {
+			t.Fatalf("unknown name: %v", err)
+		}
+		if none, err := h.History(ctx, "nobody", at(0), at(1500), nil, 0); err != nil || len(none) != 0 {
+			t.Fatalf("unknown asset %v %v", none, err)
+		}
+	})
+}
+
+func TestHistoryDownsampled(t *testing.T) {
+	ctx := context.Background()
+	b := testkit.OpenSQLite(t)
+	r := telemetry.NewRecorder(b.Telemetry(), telemetry.RecorderOptions{})
+	record(t, r, 0, 1200, map[string]bool{"bess": false})
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h := telemetry.NewHistoryReader(b.Telemetry())
+	// 1200 s in 5 buckets of 240 s from 100 s; the last one has data up to
+	// 1199 s only.
+	got, err := h.History(ctx, "bess", at(100), at(1300), []string{"available_discharge_energy", "asset_status", "discharge_throughput"}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	energy, status, throughput := got["available_discharge_energy"], got["asset_status"], got["discharge_throughput"]
+	if len(energy) != 5 || len(status) != 5 || len(throughput) != 5 {
+		t.Fatalf("buckets %d %d %d", len(energy), len(status), len(throughput))
+	}
+	for k := range 5 {
+		lo := 100 + 240*k
+		hi := min(lo+240, 1200)
+		if !energy[k].Timestamp.Equal(at(lo)) {
+			t.Fatalf("bucket %d stamped %s", k, energy[k].Timestamp)
+		}
+		mean := 10 - 0.001*float64(lo+hi-1)/2
+		if math.Abs(energy[k].Value-mean) > 1e-9 {
+			t.Errorf("bucket %d mean %v, want %v", k, energy[k].Value, mean)
+		}
+		if want := float64((hi - 1) / 100 % 2); status[k].Value != want {
+			t.Errorf("bucket %d status %v, want last %v", k, status[k].Value, want)
+		}
+		if want := 0.01 * float64(hi-1); math.Abs(throughput[k].Value-want) > 1e-9 {
+			t.Errorf("bucket %d throughput %v, want last %v", k, throughput[k].Value, want)
+		}
+	}
+	// Fewer seconds than points: one bucket per stored point at most.
+	fine, err := h.History(ctx, "bess", at(10), at(13), []string{"frequency"}, 200)
+	if err != nil || len(fine["frequency"]) != 3 {
+		t.Fatalf("fine %v %v", fine, err)
+	}
+	if _, err := h.History(ctx, "bess", at(0), at(10), nil, -1); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("negative max points: %v", err)
+	}
+	if empty, err := h.History(ctx, "bess", at(10), at(10), nil, 0); err != nil || len(empty) != 0 {
+		t.Fatalf("empty window %v %v", empty, err)
+	}
+}
+
+// countingStore counts the chunks written per PutChunks call and can fail.
+type countingStore struct {
+	telemetry.Store
+	mu     sync.Mutex
+	writes []int
+	fail   bool
+}
+
+func (s *countingStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail {
+		return errors.New("store down")
+	}
+	s.writes = append(s.writes, len(chunks))
+	return s.Store.PutChunks(ctx, chunks)
+}
+
+// History is readable at most FlushEvery behind the snapshots, and the
+// writes are spread: no tick writes every asset, window ends included.
+func TestRecorderFlushLagAndSpread(t *testing.T) {
+	ctx := context.Background()
+	cs := &countingStore{Store: testkit.OpenSQLite(t).Telemetry()}
+	r := telemetry.NewRecorder(cs, telemetry.RecorderOptions{FlushEvery: 15 * time.Second, ChunkLength: 5 * time.Minute})
+	h := telemetry.NewHistoryReader(cs)
+	assets := map[string]bool{}
+	for i := range 60 {
+		assets[fmt.Sprintf("asset-%02d", i)] = i%2 == 0
+	}
+	for s := 0; s < 700; s++ {
+		record(t, r, s, s+1, assets)
+		if s%37 != 0 {
+			continue
+		}
+		for _, id := range []string{"asset-00", "asset-31"} {
+			got, err := h.History(ctx, id, at(0), at(s+1), []string{"frequency"}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored := len(got["frequency"])
+			if lag := s + 1 - stored; lag > 15 {
+				t.Fatalf("at %d s %s has %d points stored: lag %d s", s, id, stored, lag)
+			}
+		}
+	}
+	if len(cs.writes) < 500 {
+		t.Fatalf("%d writes in 700 ticks: not spread", len(cs.writes))
+	}
+	if most := slices.Max(cs.writes); most > 24 {
+		t.Fatalf("one tick wrote %d chunks of 60 assets", most)
+	}
+}
+
+// A failed write is retried at the asset's next slot and loses nothing.
+func TestRecorderRetriesFailedWrite(t *testing.T) {
+	ctx := context.Background()
+	cs := &countingStore{Store: testkit.OpenSQLite(t).Telemetry(), fail: true}
+	r := telemetry.NewRecorder(cs, telemetry.RecorderOptions{})
+	assets := map[string]bool{"bess": false}
+	for s := 0; s < 700; s++ {
+		cs.fail = s < 300 // the slots of the first 300 s fail
+		if err := r.Record(ctx, []telemetry.Snapshot{snap("bess", s, false)}); err != nil && !cs.fail {
+			t.Fatal(err)
+		}
+	}
+	record(t, r, 700, 701, assets)
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := telemetry.NewHistoryReader(cs).History(ctx, "bess", at(0), at(701), []string{"frequency"}, 0)
+	if err != nil || len(got["frequency"]) != 701 {
+		t.Fatalf("%d points %v", len(got["frequency"]), err)
+	}
+}
+
+// Failover: instance A records and dies without flushing; B takes over a
+// few seconds later, re-sent snapshots included. B continues A's stored
+// chunk: no duplicate, no hole beyond A's unflushed tail.
+func TestRecorderContinuation(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		assets := map[string]bool{"bess": true}
+		a := telemetry.NewRecorder(b.Telemetry(), telemetry.RecorderOptions{})
+		record(t, a, 0, 400, assets) // no Flush: A's tail after its last slot is lost
+		h := telemetry.NewHistoryReader(b.Telemetry())
+		before, err := h.History(ctx, "bess", at(0), at(400), []string{"frequency"}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored := len(before["frequency"])
+		if stored < 385 {
+			t.Fatalf("A stored %d points", stored)
+		}
+		bRec := telemetry.NewRecorder(b.Telemetry(), telemetry.RecorderOptions{})
+		record(t, bRec, 380, 900, assets)
+		if err := bRec.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got, err := h.History(ctx, "bess", at(0), at(900), []string{"frequency", "pv_irradiance"}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		freq := got["frequency"]
+		lost := max(0, 380-stored)
+		if len(freq) != 900-lost || len(got["pv_irradiance"]) != len(freq) {
+			t.Fatalf("%d points after failover, want %d", len(freq), 900-lost)
+		}
+		for k := 1; k < len(freq); k++ {
+			if !freq[k].Timestamp.After(freq[k-1].Timestamp) {
+				t.Fatalf("point %d at %s after %s", k, freq[k].Timestamp, freq[k-1].Timestamp)
+			}
+		}
+		// The same recorder after Flush (lease lost and regained) continues
+		// from the store too.
+		record(t, bRec, 900, 905, assets)
+		if err := bRec.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := h.History(ctx, "bess", at(0), at(905), []string{"frequency"}, 0); len(got["frequency"]) != 905-lost {
+			t.Fatalf("%d points after reuse", len(got["frequency"]))
+		}
+	})
+}
+
+func TestPrune(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		r := telemetry.NewRecorder(b.Telemetry(), telemetry.RecorderOptions{})
+		record(t, r, 0, 1800, map[string]bool{"bess": false})
+		if err := r.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		n, err := telemetry.Prune(ctx, b.Telemetry(), at(1200).Add(telemetry.Retention))
+		if err != nil || n != 2 {
+			t.Fatalf("pruned %d %v", n, err)
+		}
+		got, err := telemetry.NewHistoryReader(b.Telemetry()).History(ctx, "bess", at(0), at(1800), []string{"frequency"}, 0)
+		if err != nil || len(got["frequency"]) != 600 || !got["frequency"][0].Timestamp.Equal(at(1200)) {
+			t.Fatalf("after prune %d %v", len(got["frequency"]), err)
+		}
+	})
+}
+
+// A chunk written before later points existed (fewer columns) is read with
+// those points absent and continued with them.
+func TestHistoryOlderChunkFormat(t *testing.T) {
+	ctx := context.Background()
+	b := testkit.OpenSQLite(t)
+	old := chunk.Block{Times: []int64{at(0).UnixMilli(), at(1).UnixMilli()}, Columns: [][]float64{{1, 1}, {0, 1}}}
+	data, err := chunk.Encode(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Telemetry().PutChunks(ctx, []telemetry.Chunk{{AssetID: "bess", Start: at(0), End: at(600), Points: 2, Data: data}}); err != nil {
+		t.Fatal(err)
+	}
+	r := telemetry.NewRecorder(b.Telemetry(), telemetry.RecorderOptions{})
+	record(t, r, 1, 4, map[string]bool{"bess": false}) // at(1) is stored already
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := telemetry.NewHistoryReader(b.Telemetry()).History(ctx, "bess", at(0), at(10), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got["asset_status"]) != 4 || got["operational_status"][1].Value != 1 || len(got["frequency"]) != 2 {
+		t.Fatalf("status %v, operational %v, frequency %v", got["asset_status"], got["operational_status"], got["frequency"])
+	}
+}

@@ -1,0 +1,63 @@
+package telemetry
+
+import (
+	"context"
+	"time"
+)
+
+// Snapshot is one asset's measurements at one instant.
+type Snapshot struct {
+	AssetID      string
+	Measurements Measurements // Measurements.Timestamp is the instant
+}
+
+// Chunk is a stretch of one asset's history in the stored encoding (see
+// docs/telemetry.md, "Storage"): every point of every measurement between
+// Start (inclusive) and End (exclusive), compressed. A chunk is rewritten
+// as it grows, so a later PutChunks of the same (AssetID, Start) replaces
+// the earlier version.
+type Chunk struct {
+	AssetID string
+	Start   time.Time
+	End     time.Time
+	Points  int // timestamps in the chunk
+	Data    []byte
+}
+
+// Store persists telemetry: the latest snapshot of each asset and its
+// history as chunks. Rows are keyed by asset id; the service checks the
+// caller's visibility of the asset before reading.
+type Store interface {
+	// SaveLatest upserts the latest snapshot of each asset in one
+	// transaction; an older snapshot never replaces a newer one.
+	SaveLatest(ctx context.Context, snapshots []Snapshot) error
+	// Latest returns the asset's latest snapshot, errs.NotFound when the
+	// asset never reported.
+	Latest(ctx context.Context, assetID string) (Snapshot, error)
+	// PutChunks upserts chunks by (asset id, start) in one transaction.
+	PutChunks(ctx context.Context, chunks []Chunk) error
+	// Chunks returns the asset's chunks overlapping [from, to), ordered
+	// by start.
+	Chunks(ctx context.Context, assetID string, from, to time.Time) ([]Chunk, error)
+	// PruneChunks deletes the chunks that ended at or before t and
+	// returns how many.
+	PruneChunks(ctx context.Context, before time.Time) (int, error)
+}
+
+// Point is one timestamped value of a measurement, the element of the
+// state and state-history responses.
+type Point struct {
+	Timestamp time.Time `json:"timestamp"`
+	Value     float64   `json:"value"`
+}
+
+// HistoryReader reads an asset's stored history. names are measurement
+// names (canonical or deprecated alias, already validated; empty means
+// every measurement, aliases included); the result is keyed by the names
+// asked for, and a measurement without any point in the window is left
+// out. maxPoints 0 returns every stored point; otherwise the window is cut
+// into at most maxPoints equal buckets and each bucket with data yields one
+// aggregated point stamped with the bucket's start.
+type HistoryReader interface {
+	History(ctx context.Context, assetID string, from, to time.Time, names []string, maxPoints int) (map[string][]Point, error)
+}
