@@ -29,6 +29,11 @@ type Store interface {
 	// returns, as one atomic step per asset (also across instances).
 	// plan's error is returned unchanged and nothing is written.
 	MutateIntervals(ctx context.Context, organizationID, assetID string, kind Kind, plan func([]Interval) (Change, error)) (Change, error)
+	// ActiveAt returns every asset's intervals of every kind active at t
+	// (start <= t and, when set, end > t), ordered by asset and kind: the
+	// control loop reads them once a second for all assets (unfiltered,
+	// internal use only).
+	ActiveAt(ctx context.Context, t time.Time) ([]Interval, error)
 
 	// CreateRequest stores a new request.
 	CreateRequest(ctx context.Context, r Request) error

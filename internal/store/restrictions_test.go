@@ -130,3 +130,59 @@ func TestRestrictionRequestsStore(t *testing.T) {
 		}
 	})
 }
+
+// TestRestrictionsActiveAt: every asset's intervals of every kind active
+// at an instant, the boundaries half-open.
+func TestRestrictionsActiveAt(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		withAssetOrganizations(t, b)
+		ctx, s := context.Background(), b.Restrictions()
+		insert := func(iv restrictions.Interval) {
+			t.Helper()
+			_, err := s.MutateIntervals(ctx, iv.OrganizationID, iv.AssetID, iv.Kind, func(existing []restrictions.Interval) (restrictions.Change, error) {
+				return restrictions.PlanCreate(existing, iv)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		hour, twoHours := time.Hour, 2*time.Hour
+		insert(restrictionInterval("acme", restrictions.PowerLimit, 0, &hour))
+		insert(restrictionInterval("acme", restrictions.PowerLimit, hour, &twoHours))
+		insert(restrictionInterval("acme", restrictions.Unavailability, 30*time.Minute, nil))
+		other := restrictionInterval("beta", restrictions.EnergyLimit, 0, nil)
+		other.AssetID = "b1"
+		insert(other)
+		kinds := func(at time.Duration) []string {
+			t.Helper()
+			list, err := s.ActiveAt(ctx, testkit.Start.Add(at))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := []string{}
+			for _, iv := range list {
+				out = append(out, iv.AssetID+"/"+string(iv.Kind)+"@"+iv.Start.Sub(testkit.Start).String())
+			}
+			return out
+		}
+		for _, tc := range []struct {
+			at   time.Duration
+			want []string
+		}{
+			{-time.Second, []string{}},
+			{0, []string{"a1/power_limit@0s", "b1/energy_limit@0s"}},
+			{30 * time.Minute, []string{"a1/power_limit@0s", "a1/unavailability@30m0s", "b1/energy_limit@0s"}},
+			{hour, []string{"a1/power_limit@1h0m0s", "a1/unavailability@30m0s", "b1/energy_limit@0s"}},
+			{twoHours, []string{"a1/unavailability@30m0s", "b1/energy_limit@0s"}},
+		} {
+			got := kinds(tc.at)
+			same := len(got) == len(tc.want)
+			for i := 0; same && i < len(got); i++ {
+				same = got[i] == tc.want[i]
+			}
+			if !same {
+				t.Errorf("ActiveAt(+%v) = %v, want %v", tc.at, got, tc.want)
+			}
+		}
+	})
+}

@@ -68,6 +68,10 @@ type Command struct {
 	MinPowerMW *float64
 	// Unavailable is a full unavailability: the asset must not move.
 	Unavailable bool
+	// Energy limits (MWh): the state-of-charge window the asset must keep
+	// to; nil is the asset's whole usable capacity on that side.
+	MinEnergyMWh *float64
+	MaxEnergyMWh *float64
 }
 
 // Validate rejects commands no asset could execute: unknown modes,
@@ -105,6 +109,12 @@ func (c Command) Validate() error {
 	}
 	if c.MaxPowerMW != nil && c.MinPowerMW != nil && *c.MinPowerMW > *c.MaxPowerMW {
 		v.Add("command.min_power_mw", "must not exceed max_power_mw", *c.MinPowerMW)
+	}
+	if c.MinEnergyMWh != nil {
+		finite("command.min_energy_mwh", *c.MinEnergyMWh)
+	}
+	if c.MaxEnergyMWh != nil {
+		finite("command.max_energy_mwh", *c.MaxEnergyMWh)
 	}
 	needsPoC := c.ControlMode == BESSAndPoC || c.ControlMode == PoCOnly
 	if needsPoC && c.PoCPowerMW == nil {

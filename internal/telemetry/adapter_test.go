@@ -31,6 +31,9 @@ func TestCommandValidate(t *testing.T) {
 		{"crossed limits", Command{ControlMode: BESSOnly, MinPowerMW: f(3), MaxPowerMW: f(2)}, false},
 		{"NaN limit", Command{ControlMode: BESSOnly, MaxPowerMW: f(math.NaN())}, false},
 		{"NaN PoC", Command{ControlMode: PoCOnly, PoCPowerMW: f(math.NaN())}, false},
+		{"energy window", Command{ControlMode: BESSOnly, MinEnergyMWh: f(2), MaxEnergyMWh: f(8)}, true},
+		{"empty energy window", Command{ControlMode: BESSOnly, MinEnergyMWh: f(5), MaxEnergyMWh: f(5)}, true},
+		{"infinite energy bound", Command{ControlMode: BESSOnly, MaxEnergyMWh: f(math.Inf(1))}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

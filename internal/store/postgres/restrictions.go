@@ -74,6 +74,12 @@ func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, asse
 		ORDER BY start_time, kind`, v.All, v.OrganizationID, assetID, string(kind), from, to))
 }
 
+func (s restrictionStore) ActiveAt(ctx context.Context, t time.Time) ([]restrictions.Interval, error) {
+	return collectIntervals(s.db.pool.Query(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
+		WHERE (end_time IS NULL OR end_time > $1) AND start_time <= $1
+		ORDER BY asset_id, kind`, t))
+}
+
 func kindIntervals(ctx context.Context, tx pgx.Tx, assetID string, kind restrictions.Kind) ([]restrictions.Interval, error) {
 	return collectIntervals(tx.Query(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
 		WHERE asset_id = $1 AND kind = $2 ORDER BY start_time`, assetID, string(kind)))

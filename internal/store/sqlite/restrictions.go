@@ -89,6 +89,12 @@ func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, asse
 		ORDER BY start_time, kind`, v.All, v.OrganizationID, assetID, string(kind), from, to))
 }
 
+func (s restrictionStore) ActiveAt(ctx context.Context, t time.Time) ([]restrictions.Interval, error) {
+	return collect(scanInterval)(s.db.r.QueryContext(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
+		WHERE (end_time IS NULL OR end_time > ?1) AND start_time <= ?1
+		ORDER BY asset_id, kind`, sqlutil.Micros(t)))
+}
+
 func kindIntervals(ctx context.Context, q queryer, assetID string, kind restrictions.Kind) ([]restrictions.Interval, error) {
 	return collect(scanInterval)(q.QueryContext(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
 		WHERE asset_id = ? AND kind = ? ORDER BY start_time`, assetID, string(kind)))

@@ -253,6 +253,7 @@ func (b *Battery) Step(dt time.Duration) {
 	b.powerMW = p
 
 	energy := p * sec / 3600
+	before := b.socMWh
 	if energy > 0 {
 		b.socMWh -= energy / b.cfg.DischargeEfficiency
 		b.dischargeMWh += energy
@@ -260,7 +261,9 @@ func (b *Battery) Step(dt time.Duration) {
 		b.socMWh -= energy * b.cfg.ChargeEfficiency
 		b.chargeMWh -= energy
 	}
-	b.socMWh = math.Max(socMin, math.Min(socMax, b.socMWh))
+	// Rounding may not push the SoC out of the window, nor may the window
+	// move a SoC it found outside: the battery then only moves back in.
+	b.socMWh = math.Max(math.Min(socMin, before), math.Min(math.Max(socMax, before), b.socMWh))
 
 	b.fcrMW, b.afrrMW = b.fcrSetpointMW, b.afrrSetpointMW
 	if p == 0 {
@@ -269,8 +272,66 @@ func (b *Battery) Step(dt time.Duration) {
 }
 
 // socWindow is the allowable energy window (MWh): the whole usable
-// capacity, which the registry already states net of reserves.
-func (b *Battery) socWindow() (lo, hi float64) { return 0, b.cfg.EnergyCapacityMWh }
+// capacity, which the registry already states net of reserves, narrowed
+// by the command's energy limits.
+func (b *Battery) socWindow() (lo, hi float64) {
+	lo, hi = 0, b.cfg.EnergyCapacityMWh
+	if b.cmd.MinEnergyMWh != nil {
+		lo = math.Min(hi, math.Max(lo, *b.cmd.MinEnergyMWh))
+	}
+	if b.cmd.MaxEnergyMWh != nil {
+		hi = math.Max(lo, math.Min(hi, *b.cmd.MaxEnergyMWh))
+	}
+	return lo, hi
+}
+
+// State is what a battery carries from one instance to the next: the
+// physics that a restart must not lose.
+type State struct {
+	At                     time.Time // the instant the state describes
+	SoCMWh                 float64
+	PowerMW                float64 // battery AC power, positive = discharge
+	ChargeThroughputMWh    float64
+	DischargeThroughputMWh float64
+}
+
+// StateFrom recovers a battery's state from its measurements: the SoC
+// from the energy left above the window's floor (or, at the floor, below
+// its ceiling), undoing the efficiencies the measurements include.
+func (c Config) StateFrom(m telemetry.Measurements) State {
+	soc := m.SoCMin + m.AvailableDischargeEnergy/c.DischargeEfficiency
+	if m.AvailableDischargeEnergy <= 0 {
+		soc = m.SoCMax - m.AvailableChargeEnergy*c.ChargeEfficiency
+	}
+	return State{
+		At:                     m.Timestamp,
+		SoCMWh:                 math.Max(0, math.Min(c.EnergyCapacityMWh, soc)),
+		PowerMW:                m.BatteryPowerActualAC,
+		ChargeThroughputMWh:    m.ChargeThroughput,
+		DischargeThroughputMWh: m.DischargeThroughput,
+	}
+}
+
+// Restore puts the battery in state st: it continues from st.At, so a
+// later Step or Tick simulates the time since under the command in force.
+func (b *Battery) Restore(st State) {
+	b.now = st.At
+	b.socMWh = math.Max(0, math.Min(b.cfg.EnergyCapacityMWh, st.SoCMWh))
+	b.powerMW = st.PowerMW
+	b.chargeMWh, b.dischargeMWh = st.ChargeThroughputMWh, st.DischargeThroughputMWh
+	b.fcrMW, b.afrrMW = 0, 0
+	b.updatePV()
+	b.updateAvailability()
+}
+
+// SetConfig replaces the asset's description, keeping its state; the
+// stored energy is cut to a smaller capacity.
+func (b *Battery) SetConfig(cfg Config) {
+	b.cfg = cfg
+	b.socMWh = math.Min(b.socMWh, cfg.EnergyCapacityMWh)
+	b.updatePV()
+	b.updateAvailability()
+}
 
 // updatePV computes irradiance and PV output at b.now: a clear-sky sine
 // over the local solar day (06:00 to 18:00 solar time) scaled by a
@@ -393,6 +454,7 @@ func (b *Battery) Measurements() telemetry.Measurements {
 		m.PVInverterSelfConsumption = ptr(b.pvInverterSelfConsumption())
 		m.PVSwitchStatus = ptr(1.0)
 	}
+	m.ClearNegativeZeros()
 	return m
 }
 

@@ -317,3 +317,82 @@ func TestConfigFromAsset(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestEnergyLimitWindow(t *testing.T) {
+	// 20 MWh at 10 MWh; the energy limit allows 8-12 MWh.
+	b := NewBattery(cfg(), 1, start)
+	cmd := bess(10)
+	cmd.MinEnergyMWh, cmd.MaxEnergyMWh = f(8), f(12)
+	b.SetCommand(cmd)
+	run(b, 3600)
+	near(t, "SoC at the window floor", b.SoCMWh(), 8)
+	m := b.Measurements()
+	near(t, "soc_min", m.SoCMin, 8)
+	near(t, "soc_max", m.SoCMax, 12)
+	near(t, "available_discharge_energy", m.AvailableDischargeEnergy, 0)
+	cmd.BESSPowerMW = -10
+	b.SetCommand(cmd)
+	run(b, 3600)
+	near(t, "SoC at the window ceiling", b.SoCMWh(), 12)
+
+	// A window above the SoC never lifts it: the battery may only charge.
+	b = NewBattery(cfg(), 1, start)
+	cmd = bess(5)
+	cmd.MinEnergyMWh = f(15)
+	b.SetCommand(cmd)
+	run(b, 60)
+	near(t, "SoC below the window holds", b.SoCMWh(), 10)
+	near(t, "no discharge below the window", b.PowerMW(), 0)
+	cmd.BESSPowerMW = -6
+	b.SetCommand(cmd)
+	run(b, 600)
+	near(t, "charging back into the window", b.SoCMWh(), 11)
+}
+
+func TestRestoreAndStateFrom(t *testing.T) {
+	c := cfg()
+	c.ChargeEfficiency, c.DischargeEfficiency = 0.9, 0.95
+	b := NewBattery(c, 1, start)
+	b.SetCommand(bess(6))
+	run(b, 900)
+	m := b.Measurements()
+	st := c.StateFrom(m)
+	near(t, "SoC recovered", st.SoCMWh, b.SoCMWh())
+	near(t, "power recovered", st.PowerMW, 6)
+	if !st.At.Equal(b.Now()) {
+		t.Fatalf("At = %v, want %v", st.At, b.Now())
+	}
+
+	fresh := NewBattery(c, 1, start.Add(time.Hour))
+	fresh.Restore(st)
+	near(t, "SoC restored", fresh.SoCMWh(), b.SoCMWh())
+	got := fresh.Measurements()
+	near(t, "discharge throughput", got.DischargeThroughput, m.DischargeThroughput)
+	near(t, "battery power", got.BatteryPowerActualAC, 6)
+	if !fresh.Now().Equal(b.Now()) {
+		t.Fatalf("restored battery at %v, want %v", fresh.Now(), b.Now())
+	}
+
+	// At the floor the SoC comes from the charge side.
+	empty := NewBattery(c, 1, start)
+	empty.SetCommand(bess(10))
+	run(empty, 7200)
+	near(t, "empty SoC recovered", c.StateFrom(empty.Measurements()).SoCMWh, 0)
+}
+
+func TestSetConfigKeepsState(t *testing.T) {
+	b := NewBattery(cfg(), 1, start)
+	b.SetCommand(bess(-10))
+	run(b, 1800) // 15 MWh
+	smaller := cfg()
+	smaller.EnergyCapacityMWh = 12
+	b.SetConfig(smaller)
+	near(t, "SoC cut to the new capacity", b.SoCMWh(), 12)
+	bigger := cfg()
+	bigger.PowerCapacityMW = 20
+	b.SetConfig(bigger)
+	b.SetCommand(bess(20))
+	run(b, 1)
+	near(t, "new rated power", b.PowerMW(), 20)
+	near(t, "SoC kept", b.SoCMWh(), 12-20.0/3600)
+}

@@ -78,6 +78,57 @@ func (s *Simulator) Add(cfg Config, now time.Time) error {
 	return nil
 }
 
+// Update replaces the configuration of a simulated asset (its registry
+// record changed), keeping its state.
+func (s *Simulator) Update(cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := s.battery(cfg.AssetID)
+	if err != nil {
+		return err
+	}
+	b.SetConfig(cfg)
+	return nil
+}
+
+// Restore resumes a simulated asset from a stored state (after a restart
+// or a failover to this instance): the next Tick continues from st.At.
+func (s *Simulator) Restore(assetID string, st State) error {
+	if math.IsNaN(st.SoCMWh) || math.IsNaN(st.PowerMW) || math.IsInf(st.PowerMW, 0) || st.At.IsZero() {
+		return errs.Invalidf("state", st, "state must carry an instant and finite numbers")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := s.battery(assetID)
+	if err != nil {
+		return err
+	}
+	b.Restore(st)
+	return nil
+}
+
+// Has reports whether the asset is simulated.
+func (s *Simulator) Has(assetID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.batteries[assetID]
+	return ok
+}
+
+// IDs returns the simulated assets' ids in no particular order.
+func (s *Simulator) IDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]string, 0, len(s.batteries))
+	for id := range s.batteries {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 // Remove stops simulating an asset; removing an unknown asset is a no-op
 // so deletions can be replayed.
 func (s *Simulator) Remove(assetID string) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -240,4 +241,57 @@ func BenchmarkTick1000Assets(b *testing.B) {
 		s.Tick(now)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/asset-tick")
+}
+
+func TestSimulatorUpdateRestoreHasIDs(t *testing.T) {
+	s := New(1)
+	if err := s.Add(cfg(), start); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Has("a1") || s.Has("a2") {
+		t.Fatal("Has is wrong")
+	}
+	if ids := s.IDs(); len(ids) != 1 || ids[0] != "a1" {
+		t.Fatalf("IDs = %v", ids)
+	}
+	c := cfg()
+	c.PowerCapacityMW = 4
+	if err := s.Update(c); err != nil {
+		t.Fatal(err)
+	}
+	bad := cfg()
+	bad.ChargeEfficiency = 0
+	if err := s.Update(bad); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("invalid update: %v", err)
+	}
+	c.AssetID = "a2"
+	if err := s.Update(c); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("update of unknown asset: %v", err)
+	}
+	st := State{At: start.Add(-time.Minute), SoCMWh: 3, PowerMW: 2}
+	if err := s.Restore("a1", st); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restore("a2", st); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("restore of unknown asset: %v", err)
+	}
+	if err := s.Restore("a1", State{}); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("restore without instant: %v", err)
+	}
+	ctx := context.Background()
+	if err := s.Send(ctx, "a1", bess(10)); err != nil {
+		t.Fatal(err)
+	}
+	s.Tick(start)
+	m, err := s.Read(ctx, "a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A minute at the updated 4 MW from the restored 3 MWh.
+	if got, want := m.BatteryPowerActualAC, 4.0; got != want {
+		t.Fatalf("power %v, want %v", got, want)
+	}
+	if got, want := m.AvailableDischargeEnergy, 3-4.0/60; math.Abs(got-want) > 1e-9 {
+		t.Fatalf("energy %v, want %v", got, want)
+	}
 }

@@ -1,0 +1,208 @@
+package control
+
+import (
+	"math"
+
+	"atcp/internal/dispatch"
+	"atcp/internal/telemetry"
+)
+
+// Target is a wholesale schedule target in force on an asset. The zero
+// Target (no Mode) is "none": the asset stands at 0 MW in passive mode,
+// as after a block start without an event.
+type Target struct {
+	Mode        telemetry.ControlMode
+	BESSPowerMW *float64
+	PoCPowerMW  *float64
+}
+
+// TargetOf is the target a schedule event sets.
+func TargetOf(e dispatch.Event) Target {
+	return Target{Mode: e.ControlMode, BESSPowerMW: e.BESSPowerMW, PoCPowerMW: e.PoCPowerMW}
+}
+
+// pocMode reports whether the target steers the point of connection.
+func (t Target) pocMode() bool { return t.Mode == telemetry.BESSAndPoC || t.Mode == telemetry.PoCOnly }
+
+// RequestedMW is the power the target asks for: the point-of-connection
+// target in the PoC modes (it has priority), the battery target in
+// bess_only, 0 in passive and for none.
+func (t Target) RequestedMW() float64 {
+	p := t.BESSPowerMW
+	if t.pocMode() {
+		p = t.PoCPowerMW
+	}
+	if p == nil || t.Mode == telemetry.Passive {
+		return 0
+	}
+	return *p
+}
+
+// Inputs is everything that decides one asset's command at one second.
+type Inputs struct {
+	// RatedMW is the usable power capacity.
+	RatedMW float64
+	// Immediate is the power of the active immediate dispatch, nil when
+	// none is active.
+	Immediate *float64
+	// Target is the wholesale schedule target in force; NextMW the one
+	// that will apply at the next block start (dispatch15_setpoint).
+	Target Target
+	NextMW float64
+
+	// Restrictions active now. Power limits are signed bounds (upper =
+	// most discharge, lower = most charge, negative); energy limits the
+	// SoC window in MWh. FullyRestricted is restrictions.FullyRestrictedBy.
+	MaxPowerMW, MinPowerMW     *float64
+	MinEnergyMWh, MaxEnergyMWh *float64
+	Unavailable                bool
+	FullyRestricted            bool
+
+	// Awards (MW magnitudes) and the TSO's signed aFRR activation.
+	FCRReservedMW     float64
+	AFRRReservedPosMW float64
+	AFRRReservedNegMW float64
+	AFRRSetpointMW    float64
+	FCRBuffer         float64
+}
+
+// Decision is what Decide makes of Inputs.
+type Decision struct {
+	Command telemetry.Command
+	// EffectiveMW is the wholesale target after the headroom rule: the
+	// commanded battery power in bess_only, the commanded point-of-
+	// connection power in the PoC modes, the immediate dispatch's power
+	// while one is active.
+	EffectiveMW float64
+	Clipped     bool
+	// Reason says why a target was clipped (empty otherwise).
+	Reason string
+	// Overridden is true while an immediate dispatch is active.
+	Overridden bool
+}
+
+// Headroom is the wholesale headroom of in: rated power narrowed by the
+// power limits, nothing under unavailability or a full restriction, and
+// the reservations.
+func Headroom(in Inputs) dispatch.Headroom {
+	h := dispatch.Headroom{
+		UpperMW: in.RatedMW, LowerMW: -in.RatedMW,
+		FCRReservedMW: in.FCRReservedMW, FCRBuffer: in.FCRBuffer,
+		AFRRReservedPosMW: in.AFRRReservedPosMW, AFRRReservedNegMW: in.AFRRReservedNegMW,
+	}
+	if in.Unavailable || in.FullyRestricted {
+		h.UpperMW, h.LowerMW = 0, 0
+		return h
+	}
+	if in.MaxPowerMW != nil {
+		h.UpperMW = math.Min(h.UpperMW, *in.MaxPowerMW)
+	}
+	if in.MinPowerMW != nil {
+		h.LowerMW = math.Max(h.LowerMW, *in.MinPowerMW)
+	}
+	return h
+}
+
+// Clip reasons of the schedule dispatch report.
+const (
+	ReasonUnavailable = "asset unavailable: clamped to 0 MW"
+	ReasonPowerLimit  = "capped by an active power limit"
+	ReasonRated       = "capped to the usable power capacity"
+	ReasonReserved    = "capped to the available power less reserved FCR (with the regulatory buffer) and aFRR capacity"
+)
+
+// Decide builds the asset's complete command. An active immediate
+// dispatch is an unrestricted override (document 2): bess_only at its
+// power with no limits, unavailability, energy window, reservations or
+// aFRR setpoint. Otherwise the schedule target is clipped by the headroom
+// rule and sent with the reservations, the aFRR setpoint (within the
+// award), the limits, the unavailability and the energy window.
+func Decide(in Inputs) Decision {
+	if in.Immediate != nil {
+		return Decision{
+			Command: telemetry.Command{
+				ControlMode: telemetry.BESSOnly, BESSPowerMW: *in.Immediate, Dispatch15PowerMW: in.NextMW,
+			},
+			EffectiveMW: *in.Immediate,
+			Overridden:  true,
+		}
+	}
+	h := Headroom(in)
+	cmd := telemetry.Command{
+		ControlMode:       in.Target.Mode,
+		Dispatch15PowerMW: in.NextMW,
+		FCRReservedMW:     in.FCRReservedMW,
+		AFRRReservedPosMW: in.AFRRReservedPosMW,
+		AFRRReservedNegMW: in.AFRRReservedNegMW,
+		AFRRSetpointMW:    math.Max(-in.AFRRReservedNegMW, math.Min(in.AFRRReservedPosMW, in.AFRRSetpointMW)),
+		MaxPowerMW:        in.MaxPowerMW,
+		MinPowerMW:        in.MinPowerMW,
+		Unavailable:       in.Unavailable,
+		MinEnergyMWh:      in.MinEnergyMWh,
+		MaxEnergyMWh:      in.MaxEnergyMWh,
+	}
+	if cmd.ControlMode == "" {
+		cmd.ControlMode = telemetry.Passive
+	}
+	d := Decision{}
+	d.EffectiveMW, d.Clipped = h.Clip(in.Target.RequestedMW())
+	if d.Clipped {
+		d.Reason = clipReason(in, h)
+	}
+	switch {
+	case in.Target.pocMode():
+		poc := d.EffectiveMW
+		cmd.PoCPowerMW = &poc
+		if in.Target.BESSPowerMW != nil {
+			cmd.BESSPowerMW, _ = h.Clip(*in.Target.BESSPowerMW)
+		}
+	case cmd.ControlMode == telemetry.BESSOnly:
+		cmd.BESSPowerMW = d.EffectiveMW
+	}
+	d.Command = cmd
+	return d
+}
+
+// clipReason names the tightest rule that cut the target: unavailability,
+// a power limit, the rated power, or the reservations.
+func clipReason(in Inputs, h dispatch.Headroom) string {
+	if in.Unavailable || in.FullyRestricted {
+		return ReasonUnavailable
+	}
+	bare := h
+	bare.FCRReservedMW, bare.AFRRReservedPosMW, bare.AFRRReservedNegMW = 0, 0, 0
+	if _, clipped := bare.Clip(in.Target.RequestedMW()); !clipped {
+		return ReasonReserved
+	}
+	if (in.MaxPowerMW == nil || *in.MaxPowerMW >= in.RatedMW) && (in.MinPowerMW == nil || *in.MinPowerMW <= -in.RatedMW) {
+		return ReasonRated
+	}
+	return ReasonPowerLimit
+}
+
+// Outcome reasons of the schedule dispatch report.
+const (
+	ReasonImmediateActive = "immediate_dispatch_active"
+	ReasonControlDisabled = "control_disabled"
+	ReasonSendFailed      = "send_failed"
+	ReasonNotControlled   = "asset_not_controlled"
+	ReasonSkipped         = "not_executed: the control loop resumed after the event's time"
+)
+
+// Judge is the report status of a schedule event executed with decision
+// d: rejected while an immediate dispatch overrides the schedule, failed
+// when the battery may not be steered or the command did not reach it,
+// otherwise full or clipped by the headroom rule.
+func Judge(d Decision, control bool, sendErr error) (dispatch.Status, string) {
+	switch {
+	case d.Overridden:
+		return dispatch.Rejected, ReasonImmediateActive
+	case !control:
+		return dispatch.Failed, ReasonControlDisabled
+	case sendErr != nil:
+		return dispatch.Failed, ReasonSendFailed + ": " + sendErr.Error()
+	case d.Clipped:
+		return dispatch.Clipped, d.Reason
+	}
+	return dispatch.Full, ""
+}

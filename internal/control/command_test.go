@@ -1,0 +1,147 @@
+package control
+
+import (
+	"errors"
+	"testing"
+
+	"atcp/internal/dispatch"
+	"atcp/internal/telemetry"
+)
+
+func f(v float64) *float64 { return &v }
+
+func bessTarget(mw float64) Target { return Target{Mode: telemetry.BESSOnly, BESSPowerMW: f(mw)} }
+
+func TestDecide(t *testing.T) {
+	base := Inputs{RatedMW: 10, FCRBuffer: dispatch.DefaultFCRBuffer}
+	with := func(change func(*Inputs)) Inputs {
+		in := base
+		change(&in)
+		return in
+	}
+	tests := []struct {
+		name          string
+		in            Inputs
+		mode          telemetry.ControlMode
+		bess          float64
+		poc           *float64
+		effective     float64
+		clipped       bool
+		reason        string
+		overridden    bool
+		unavailable   bool
+		afrrSetpoint  float64
+		limitsCarried bool
+	}{
+		{name: "no target is passive", in: base, mode: telemetry.Passive},
+		{name: "full", in: with(func(in *Inputs) { in.Target = bessTarget(5) }), mode: telemetry.BESSOnly, bess: 5, effective: 5},
+		{name: "rated power", in: with(func(in *Inputs) { in.Target = bessTarget(-12) }),
+			mode: telemetry.BESSOnly, bess: -10, effective: -10, clipped: true, reason: ReasonRated},
+		{name: "power limit", in: with(func(in *Inputs) { in.Target = bessTarget(5); in.MaxPowerMW = f(2) }),
+			mode: telemetry.BESSOnly, bess: 2, effective: 2, clipped: true, reason: ReasonPowerLimit, limitsCarried: true},
+		{name: "power limit on charging", in: with(func(in *Inputs) { in.Target = bessTarget(-5); in.MinPowerMW = f(-1) }),
+			mode: telemetry.BESSOnly, bess: -1, effective: -1, clipped: true, reason: ReasonPowerLimit, limitsCarried: true},
+		{name: "unavailable", in: with(func(in *Inputs) { in.Target = bessTarget(5); in.Unavailable = true }),
+			mode: telemetry.BESSOnly, clipped: true, reason: ReasonUnavailable, unavailable: true},
+		{name: "fully restricted by an energy limit", in: with(func(in *Inputs) {
+			in.Target = bessTarget(-3)
+			in.FullyRestricted, in.MinEnergyMWh, in.MaxEnergyMWh = true, f(5), f(5)
+		}), mode: telemetry.BESSOnly, clipped: true, reason: ReasonUnavailable},
+		{name: "FCR buffer", in: with(func(in *Inputs) { in.Target = bessTarget(9); in.FCRReservedMW = 2 }),
+			mode: telemetry.BESSOnly, bess: 7.5, effective: 7.5, clipped: true, reason: ReasonReserved},
+		{name: "aFRR neg stops charging", in: with(func(in *Inputs) { in.Target = bessTarget(-4); in.AFRRReservedNegMW = 10 }),
+			mode: telemetry.BESSOnly, clipped: true, reason: ReasonReserved},
+		{name: "aFRR setpoint within the award", in: with(func(in *Inputs) {
+			in.Target = bessTarget(1)
+			in.AFRRReservedNegMW, in.AFRRSetpointMW = 3, -5
+		}), mode: telemetry.BESSOnly, bess: 1, effective: 1, afrrSetpoint: -3},
+		{name: "aFRR setpoint without award does nothing", in: with(func(in *Inputs) { in.AFRRSetpointMW = 4 }), mode: telemetry.Passive},
+		{name: "immediate overrides everything", in: with(func(in *Inputs) {
+			in.Target = bessTarget(5)
+			in.Immediate, in.Unavailable, in.MaxPowerMW, in.FCRReservedMW, in.AFRRSetpointMW = f(-8), true, f(1), 3, 2
+		}), mode: telemetry.BESSOnly, bess: -8, effective: -8, overridden: true},
+		{name: "poc_only clips the PoC target", in: with(func(in *Inputs) {
+			in.Target = Target{Mode: telemetry.PoCOnly, PoCPowerMW: f(12)}
+		}), mode: telemetry.PoCOnly, poc: f(10), effective: 10, clipped: true, reason: ReasonRated},
+		{name: "bess_and_poc", in: with(func(in *Inputs) {
+			in.Target = Target{Mode: telemetry.BESSAndPoC, BESSPowerMW: f(2), PoCPowerMW: f(4)}
+		}), mode: telemetry.BESSAndPoC, bess: 2, poc: f(4), effective: 4},
+		{name: "passive event", in: with(func(in *Inputs) { in.Target = Target{Mode: telemetry.Passive} }), mode: telemetry.Passive},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Decide(tc.in)
+			c := d.Command
+			if err := c.Validate(); err != nil {
+				t.Fatalf("invalid command: %v", err)
+			}
+			if c.ControlMode != tc.mode || c.BESSPowerMW != tc.bess || d.EffectiveMW != tc.effective || d.Clipped != tc.clipped ||
+				d.Reason != tc.reason || d.Overridden != tc.overridden || c.Unavailable != tc.unavailable || c.AFRRSetpointMW != tc.afrrSetpoint {
+				t.Fatalf("Decide = %+v", d)
+			}
+			if (tc.poc == nil) != (c.PoCPowerMW == nil) || (tc.poc != nil && *tc.poc != *c.PoCPowerMW) {
+				t.Fatalf("PoC target %v, want %v", c.PoCPowerMW, tc.poc)
+			}
+			if tc.limitsCarried != (c.MaxPowerMW != nil || c.MinPowerMW != nil) {
+				t.Fatalf("limits carried %v %v", c.MaxPowerMW, c.MinPowerMW)
+			}
+			if tc.overridden && (c.FCRReservedMW != 0 || c.AFRRSetpointMW != 0 || c.Unavailable || c.MaxPowerMW != nil) {
+				t.Fatalf("immediate dispatch carries restrictions: %+v", c)
+			}
+		})
+	}
+}
+
+func TestDecideCarriesReservationsAndNext(t *testing.T) {
+	d := Decide(Inputs{RatedMW: 10, FCRBuffer: 1.25, Target: bessTarget(1), NextMW: -4, FCRReservedMW: 1,
+		AFRRReservedPosMW: 2, AFRRReservedNegMW: 3, MinEnergyMWh: f(2), MaxEnergyMWh: f(18)})
+	c := d.Command
+	if c.Dispatch15PowerMW != -4 || c.FCRReservedMW != 1 || c.AFRRReservedPosMW != 2 || c.AFRRReservedNegMW != 3 ||
+		*c.MinEnergyMWh != 2 || *c.MaxEnergyMWh != 18 {
+		t.Fatalf("command %+v", c)
+	}
+}
+
+func TestJudge(t *testing.T) {
+	tests := []struct {
+		name    string
+		d       Decision
+		control bool
+		sendErr error
+		want    dispatch.Status
+		reason  string
+	}{
+		{"full", Decision{}, true, nil, dispatch.Full, ""},
+		{"clipped", Decision{Clipped: true, Reason: ReasonReserved}, true, nil, dispatch.Clipped, ReasonReserved},
+		{"rejected under immediate", Decision{Overridden: true}, true, nil, dispatch.Rejected, ReasonImmediateActive},
+		{"rejected wins over disabled control", Decision{Overridden: true}, false, nil, dispatch.Rejected, ReasonImmediateActive},
+		{"control disabled", Decision{Clipped: true}, false, nil, dispatch.Failed, ReasonControlDisabled},
+		{"send failed", Decision{}, true, errors.New("unreachable"), dispatch.Failed, ReasonSendFailed + ": unreachable"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, reason := Judge(tc.d, tc.control, tc.sendErr)
+			if status != tc.want || reason != tc.reason {
+				t.Fatalf("Judge = %s %q, want %s %q", status, reason, tc.want, tc.reason)
+			}
+		})
+	}
+}
+
+func TestTargetRequested(t *testing.T) {
+	tests := []struct {
+		target Target
+		want   float64
+	}{
+		{Target{}, 0},
+		{Target{Mode: telemetry.Passive, BESSPowerMW: f(3)}, 0},
+		{bessTarget(-2), -2},
+		{Target{Mode: telemetry.BESSAndPoC, BESSPowerMW: f(1), PoCPowerMW: f(3)}, 3},
+		{Target{Mode: telemetry.PoCOnly, PoCPowerMW: f(-1)}, -1},
+	}
+	for _, tc := range tests {
+		if got := tc.target.RequestedMW(); got != tc.want {
+			t.Errorf("%+v: %v, want %v", tc.target, got, tc.want)
+		}
+	}
+}

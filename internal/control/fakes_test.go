@@ -1,0 +1,149 @@
+package control
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"atcp/internal/dispatch"
+	"atcp/internal/errs"
+	"atcp/internal/markets/calendar"
+	"atcp/internal/telemetry"
+)
+
+// fakePlan is an in-memory dispatch.Plan.
+type fakePlan struct {
+	mu        sync.Mutex
+	events    []dispatch.Event
+	immediate []dispatch.Immediate
+	outcomes  map[string]dispatch.Outcome // by asset and set time
+	calls     int                         // RecordOutcomes calls
+}
+
+func newFakePlan() *fakePlan { return &fakePlan{outcomes: map[string]dispatch.Outcome{}} }
+
+func (p *fakePlan) schedule(org, assetID string, at time.Time, mw float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.events = append(p.events, dispatch.Event{OrganizationID: org, AssetID: assetID, ControlMode: "bess_only", BESSPowerMW: &mw,
+		SetTime: at, DeliveryTime: at.Truncate(calendar.PeriodLength), CreatedAt: at})
+	slices.SortFunc(p.events, func(a, b dispatch.Event) int { return a.SetTime.Compare(b.SetTime) })
+}
+
+func (p *fakePlan) override(assetID string, from, to time.Time, mw float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.immediate = append(p.immediate, dispatch.Immediate{AssetID: assetID, Start: from, End: to, SetPowerMW: mw})
+}
+
+func (p *fakePlan) ActiveImmediate(_ context.Context, at time.Time) ([]dispatch.Immediate, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []dispatch.Immediate
+	for _, d := range p.immediate {
+		if !d.Start.After(at) && at.Before(d.End) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+func (p *fakePlan) EventsBetween(_ context.Context, from, to time.Time) ([]dispatch.Event, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []dispatch.Event
+	for _, e := range p.events {
+		if e.SetTime.After(from) && !e.SetTime.After(to) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func (p *fakePlan) CurrentEvents(_ context.Context, at time.Time) ([]dispatch.Event, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	latest := map[string]dispatch.Event{}
+	for _, e := range p.events {
+		if !e.SetTime.After(at) && e.DeliveryTime.Equal(at.Truncate(calendar.PeriodLength)) {
+			latest[e.AssetID] = e
+		}
+	}
+	var out []dispatch.Event
+	for _, e := range latest {
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func (p *fakePlan) RecordOutcomes(_ context.Context, outcomes []dispatch.Outcome) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls++
+	for _, o := range outcomes {
+		p.outcomes[o.AssetID+"@"+o.SetTime.Format(time.RFC3339)] = o
+	}
+	return nil
+}
+
+func (p *fakePlan) outcome(assetID string, at time.Time) (dispatch.Outcome, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	o, ok := p.outcomes[assetID+"@"+at.Format(time.RFC3339)]
+	return o, ok
+}
+
+// fakeRecorder keeps every snapshot and serves the latest stored one, as
+// the telemetry store would after a flush.
+type fakeRecorder struct {
+	mu      sync.Mutex
+	history map[string][]telemetry.Measurements
+	flushes int
+}
+
+func newFakeRecorder() *fakeRecorder {
+	return &fakeRecorder{history: map[string][]telemetry.Measurements{}}
+}
+
+func (r *fakeRecorder) Record(_ context.Context, snapshots []telemetry.Snapshot) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range snapshots {
+		r.history[s.AssetID] = append(r.history[s.AssetID], s.Measurements)
+	}
+	return nil
+}
+
+func (r *fakeRecorder) Flush(context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flushes++
+	return nil
+}
+
+func (r *fakeRecorder) Latest(_ context.Context, assetID string) (telemetry.Snapshot, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := r.history[assetID]
+	if len(h) == 0 {
+		return telemetry.Snapshot{}, errs.NotFoundf("no state of %s", assetID)
+	}
+	return telemetry.Snapshot{AssetID: assetID, Measurements: h[len(h)-1]}, nil
+}
+
+func (r *fakeRecorder) last(assetID string) telemetry.Measurements {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := r.history[assetID]
+	if len(h) == 0 {
+		return telemetry.Measurements{}
+	}
+	return h[len(h)-1]
+}
+
+func (r *fakeRecorder) points(assetID string) []telemetry.Measurements {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.history[assetID])
+}

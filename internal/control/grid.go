@@ -1,0 +1,144 @@
+package control
+
+import (
+	"math"
+	"time"
+
+	"atcp/internal/markets/calendar"
+	"atcp/internal/markets/replay"
+	"atcp/internal/telemetry/simulator"
+)
+
+// The grid model: deterministic signals the loop feeds the simulator.
+// Everything derives from a seed through splitmix64, so equal seeds
+// replay equal days on every instance.
+
+// mix is splitmix64 of key and n.
+func mix(key, n uint64) uint64 {
+	z := key + n*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// uniform is a deterministic value in [0, 1) for (key, n).
+func uniform(key, n uint64) float64 { return float64(mix(key, n)>>11) / (1 << 53) }
+
+// hashString is FNV-1a, to give every asset its own draws.
+func hashString(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// frequencyPersistence is the AR(1) coefficient of the 1 Hz frequency
+// series: the grid frequency drifts over tens of seconds rather than
+// jumping from second to second.
+const frequencyPersistence = 0.97
+
+// FrequencySeries is the 1 Hz grid frequency of the 15-minute period
+// starting at periodStart: AR(1) noise seeded by seed and the period,
+// rescaled to the replayed quarter-hour's mean and standard deviation and
+// kept within its minimum and maximum. Without replayed statistics it is
+// 50 Hz throughout.
+func FrequencySeries(data *replay.Dataset, seed uint64, periodStart time.Time) []float64 {
+	n := int(calendar.PeriodLength / time.Second)
+	out := make([]float64, n)
+	stats, ok := replay.Frequency{}, false
+	if data != nil {
+		if src, err := replay.SourceQuarterHour(periodStart); err == nil {
+			stats, ok = data.Frequency(src)
+		}
+	}
+	if !ok || stats.Samples == 0 {
+		for i := range out {
+			out[i] = replay.NominalHz
+		}
+		return out
+	}
+	key := mix(seed, uint64(periodStart.Unix()))
+	var x, sum, sumSq float64
+	for i := range out {
+		// Box-Muller: a standard normal draw from two uniforms.
+		u1 := math.Max(uniform(key, uint64(2*i)), 1e-300)
+		e := math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*uniform(key, uint64(2*i+1)))
+		x = frequencyPersistence*x + math.Sqrt(1-frequencyPersistence*frequencyPersistence)*e
+		out[i] = x
+		sum += x
+		sumSq += x * x
+	}
+	mean := sum / float64(n)
+	std := math.Sqrt(math.Max(sumSq/float64(n)-mean*mean, 1e-12))
+	for i, x := range out {
+		f := stats.MeanHz + stats.StdHz*(x-mean)/std
+		out[i] = math.Max(stats.MinHz, math.Min(stats.MaxHz, f))
+	}
+	return out
+}
+
+// activationProfile shapes an aFRR activation across its quarter-hour:
+// +-20 % around the average in one slow swing, averaging exactly 1 over
+// the period so that the energy delivered is the activated energy.
+func activationProfile(t time.Time) float64 {
+	sec := float64(t.Unix() % int64(calendar.PeriodLength/time.Second))
+	return 1 + 0.2*math.Sin(2*math.Pi*sec/calendar.PeriodLength.Seconds())
+}
+
+// Curtailment model parameters: how often the DSO curtails.
+const (
+	pvCurtailmentShare    = 0.3 // days with a midday export curtailment of a PV asset
+	otherCurtailmentShare = 0.1 // days with one curtailment episode of any asset
+)
+
+// Curtailment is the DSO's curtailment of an asset at t: on about 30 % of
+// days a PV asset's export (and its PV export) is curtailed by 30-70 %
+// for one to three hours from between 10:00 and 11:00 UTC (the solar
+// peak), and on about 10 % of days any asset has one episode of 15 to
+// 120 minutes curtailing export or import by 20-60 %. Draws depend on
+// seed, asset and UTC day only.
+func Curtailment(seed uint64, assetID string, pv bool, t time.Time) simulator.GridSignals {
+	day := t.Unix() / 86400
+	minute := float64(t.Unix()%86400) / 60
+	key := mix(seed^hashString(assetID), uint64(day))
+	var g simulator.GridSignals
+	if pv && uniform(key, 1) < pvCurtailmentShare {
+		from := 600 + math.Floor(uniform(key, 2)*60)
+		to := from + 60 + math.Floor(uniform(key, 3)*120)
+		if minute >= from && minute < to {
+			pct := 30 + 10*math.Floor(uniform(key, 4)*5)
+			g.ExportCurtailmentPct, g.PVExportCurtailmentPct = pct, pct
+		}
+	}
+	if uniform(key, 5) < otherCurtailmentShare {
+		from := math.Floor(uniform(key, 6) * 1440)
+		to := from + 15 + math.Floor(uniform(key, 7)*106)
+		if minute >= from && minute < to {
+			pct := 20 + 10*math.Floor(uniform(key, 8)*5)
+			if uniform(key, 9) < 0.5 {
+				g.ImportCurtailmentPct = pct
+			} else {
+				g.ExportCurtailmentPct = math.Max(g.ExportCurtailmentPct, pct)
+			}
+		}
+	}
+	return g
+}
+
+// curtailed reports whether g curtails the point of connection.
+func curtailed(g simulator.GridSignals) bool {
+	return g.ExportCurtailmentPct > 0 || g.ImportCurtailmentPct > 0
+}
+
+// curtailmentBounds are the curtailment record's figures (MW): the most
+// the DSO lets the asset export (max_curtailment) and, signed negative,
+// import (min_curtailment) at its point of connection.
+func curtailmentBounds(cfg simulator.Config, g simulator.GridSignals) (maxMW, minMW float64) {
+	conn := cfg.GridConnectionMW
+	if conn <= 0 {
+		conn = cfg.PowerCapacityMW + cfg.PVPeakMW
+	}
+	return conn * (1 - g.ExportCurtailmentPct/100), -conn * (1 - g.ImportCurtailmentPct/100)
+}

@@ -1,0 +1,689 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"atcp/internal/assets"
+	"atcp/internal/auth"
+	"atcp/internal/clock"
+	"atcp/internal/dispatch"
+	"atcp/internal/errs"
+	"atcp/internal/markets/bids"
+	"atcp/internal/markets/calendar"
+	"atcp/internal/markets/replay"
+	"atcp/internal/restrictions"
+	"atcp/internal/telemetry"
+	"atcp/internal/telemetry/simulator"
+	"atcp/internal/worker"
+)
+
+// Recorder takes the measured snapshots (telemetry history and latest
+// state). Record may buffer; Flush writes what it holds.
+type Recorder interface {
+	Record(ctx context.Context, snapshots []telemetry.Snapshot) error
+	Flush(ctx context.Context) error
+}
+
+// LatestReader reads an asset's latest stored snapshot (errs.NotFound
+// when it never reported): where a battery resumes after a restart or a
+// failover.
+type LatestReader interface {
+	Latest(ctx context.Context, assetID string) (telemetry.Snapshot, error)
+}
+
+// AssetLister lists every asset (*assets.Service).
+type AssetLister interface {
+	List(ctx context.Context, v auth.Visibility) ([]assets.Asset, error)
+}
+
+// ActiveRestrictions reads every asset's active intervals
+// (restrictions.Store).
+type ActiveRestrictions interface {
+	ActiveAt(ctx context.Context, t time.Time) ([]restrictions.Interval, error)
+}
+
+// Curtailments records DSO curtailments (*restrictions.Service).
+type Curtailments interface {
+	OpenCurtailment(ctx context.Context, assetID string, maxMW, minMW float64) (restrictions.Curtailment, error)
+	CloseCurtailment(ctx context.Context, assetID string) (restrictions.Curtailment, error)
+}
+
+// Awards reads the bids covering an instant (bids.Store).
+type Awards interface {
+	Covering(ctx context.Context, market bids.Market, status bids.Status, at time.Time) ([]bids.Bid, error)
+}
+
+// Options configure a Loop. Every field but Logger and Registerer is
+// required; FCRBuffer 0 is dispatch.DefaultFCRBuffer.
+type Options struct {
+	Clock        clock.Clock
+	Assets       AssetLister
+	Plan         dispatch.Plan
+	Restrictions ActiveRestrictions
+	Curtailments Curtailments
+	Bids         Awards
+	Market       *replay.Dataset
+	Simulator    *simulator.Simulator
+	Recorder     Recorder
+	Latest       LatestReader
+	FCRBuffer    float64
+	Seed         uint64
+	Logger       *slog.Logger
+	Registerer   prometheus.Registerer
+}
+
+// Timing of the loop (platform-clock time).
+const (
+	// MaxCatchUp is the most seconds one run processes one by one; older
+	// seconds are crossed by the simulator in longer steps and their
+	// schedule events are reported unknown.
+	MaxCatchUp = 300 * time.Second
+	// assetRefresh is how often the asset list is read again.
+	assetRefresh = 10 * time.Second
+	// slowRefresh is how often awards and the next block's targets are
+	// read again within a quarter-hour (they change at clearing and until
+	// the schedule's gate).
+	slowRefresh = time.Minute
+)
+
+// unit is the loop's state of one controlled asset.
+type unit struct {
+	asset     assets.Asset
+	cfg       simulator.Config
+	target    Target
+	control   bool // the last command sent was ours (not released)
+	grid      simulator.GridSignals
+	curtailed bool // a curtailment record is open
+}
+
+// awardCache holds the slower inputs of one quarter-hour.
+type awardCache struct {
+	period    time.Time // start of the quarter-hour they were read for
+	readAt    time.Time
+	fcr       map[string]float64
+	afrrPos   map[string]float64
+	afrrNeg   map[string]float64
+	activated map[string]float64 // signed average aFRR activation (MW)
+	next      map[string]float64 // targets at the next block start
+}
+
+// Loop is the control loop. Its job runs one run at a time.
+type Loop struct {
+	o   Options
+	log *slog.Logger
+
+	mu          sync.Mutex
+	units       map[string]*unit
+	ids         []string          // sorted keys of units
+	parent      map[string]string // virtual asset id -> physical id
+	last        time.Time         // the last second processed; zero before the first run
+	needRestore bool
+	assetsAt    time.Time
+	awards      awardCache
+	freqPeriod  time.Time
+	freq        []float64
+
+	tick       prometheus.Histogram
+	assetGauge prometheus.Gauge
+	outcomes   *prometheus.CounterVec
+}
+
+// New checks the options and registers the metrics.
+func New(o Options) (*Loop, error) {
+	switch {
+	case o.Clock == nil, o.Assets == nil, o.Plan == nil, o.Restrictions == nil, o.Curtailments == nil,
+		o.Bids == nil, o.Market == nil, o.Simulator == nil, o.Recorder == nil, o.Latest == nil:
+		return nil, errors.New("control: missing option")
+	}
+	if o.FCRBuffer == 0 {
+		o.FCRBuffer = dispatch.DefaultFCRBuffer
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	l := &Loop{o: o, log: o.Logger, units: map[string]*unit{}, parent: map[string]string{}}
+	l.tick = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "atcp_control_tick_seconds", Help: "Real time one control-loop second takes for every asset.",
+		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
+	})
+	l.assetGauge = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "atcp_control_assets", Help: "Assets the control loop steers and simulates.",
+	})
+	l.outcomes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "atcp_control_schedule_outcomes_total", Help: "Schedule targets executed by the control loop, by status.",
+	}, []string{"status"})
+	if o.Registerer != nil {
+		for _, c := range []prometheus.Collector{l.tick, l.assetGauge, l.outcomes} {
+			if err := o.Registerer.Register(c); err != nil {
+				return nil, fmt.Errorf("control: register metric: %w", err)
+			}
+		}
+	}
+	return l, nil
+}
+
+// Jobs is the loop's background job: "control", every second.
+func (l *Loop) Jobs() []worker.Job {
+	return []worker.Job{{Name: "control", Every: time.Second, Run: l.Run}}
+}
+
+// Flush writes what the recorder buffers; the app calls it at shutdown
+// (a run that loses its lease flushes by itself).
+func (l *Loop) Flush(ctx context.Context) error { return l.o.Recorder.Flush(ctx) }
+
+// Run processes every whole second after the last one processed up to
+// due (see the package comment and docs/control.md).
+func (l *Loop) Run(ctx context.Context, due time.Time) (err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	due = due.Truncate(time.Second)
+	var outcomes []dispatch.Outcome
+	defer func() {
+		// The outcomes of the seconds processed are reported even when a
+		// later second failed; the lease lost or shutdown ends with a flush
+		// and a restore on the next run (another instance may step the
+		// batteries meanwhile).
+		bg := context.WithoutCancel(ctx)
+		if len(outcomes) > 0 {
+			if rerr := l.o.Plan.RecordOutcomes(bg, outcomes); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("control: record outcomes: %w", rerr))
+			}
+		}
+		if ctx.Err() != nil {
+			l.needRestore = true
+			if ferr := l.o.Recorder.Flush(bg); ferr != nil {
+				err = errors.Join(err, fmt.Errorf("control: flush: %w", ferr))
+			}
+		}
+	}()
+
+	if l.last.IsZero() {
+		start := due.Add(-time.Second)
+		if err := l.refreshAssets(ctx, start); err != nil {
+			return err
+		}
+		if err := l.loadTargets(ctx, start); err != nil {
+			return err
+		}
+		l.last = start
+	} else if err := l.detectGap(ctx, due); err != nil {
+		return err
+	}
+	if !due.After(l.last) {
+		return nil
+	}
+	if due.Sub(l.last) > MaxCatchUp {
+		if outcomes, err = l.skip(ctx, due.Add(-MaxCatchUp)); err != nil {
+			return err
+		}
+	}
+	events, err := l.o.Plan.EventsBetween(ctx, l.last, due)
+	if err != nil {
+		return fmt.Errorf("control: schedule events: %w", err)
+	}
+	for t := l.last.Add(time.Second); !t.After(due); t = t.Add(time.Second) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := 0
+		for n < len(events) && !events[n].SetTime.After(t) {
+			n++
+		}
+		o, err := l.second(ctx, t, events[:n])
+		outcomes = append(outcomes, o...)
+		if err != nil {
+			return err
+		}
+		events = events[n:]
+		l.last = t
+	}
+	return nil
+}
+
+// detectGap restores the batteries when another instance stepped them
+// since this one's last run (a lease that moved): one snapshot probe per
+// run that is not the next second.
+func (l *Loop) detectGap(ctx context.Context, due time.Time) error {
+	if !l.needRestore && (due.Sub(l.last) <= time.Second || len(l.ids) == 0) {
+		return nil
+	}
+	if !l.needRestore {
+		s, err := l.o.Latest.Latest(ctx, l.ids[0])
+		switch {
+		case errs.Is(err, errs.NotFound):
+			return nil
+		case err != nil:
+			return fmt.Errorf("control: latest snapshot: %w", err)
+		case !s.Measurements.Timestamp.After(l.last):
+			return nil
+		}
+	}
+	newest := l.last
+	for _, id := range l.ids {
+		at, err := l.restore(ctx, l.units[id], l.last)
+		if err != nil {
+			return err
+		}
+		if at.After(newest) {
+			newest = at
+		}
+	}
+	// Resume after the seconds the other instance already recorded.
+	if last := due.Add(-time.Second); newest.After(last) {
+		newest = last
+	}
+	l.last = newest
+	l.needRestore = false
+	return l.loadTargets(ctx, l.last)
+}
+
+// restore resumes one battery from its latest stored snapshot when that
+// is newer than after (zero: any snapshot) and returns the snapshot's
+// instant (zero when none was used).
+func (l *Loop) restore(ctx context.Context, u *unit, after time.Time) (time.Time, error) {
+	s, err := l.o.Latest.Latest(ctx, u.asset.ID)
+	if errs.Is(err, errs.NotFound) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("control: latest snapshot of %s: %w", u.asset.ID, err)
+	}
+	m := s.Measurements
+	if !after.IsZero() && !m.Timestamp.After(after) {
+		return time.Time{}, nil
+	}
+	if err := l.o.Simulator.Restore(u.asset.ID, u.cfg.StateFrom(m)); err != nil {
+		return time.Time{}, err
+	}
+	// A curtailment the snapshot shows was recorded by whoever took it.
+	u.curtailed = m.ExportCurtailmentDSO > 0 || m.ImportCurtailmentDSO > 0
+	return m.Timestamp, nil
+}
+
+// loadTargets sets every asset's target to the one in force at t.
+func (l *Loop) loadTargets(ctx context.Context, t time.Time) error {
+	events, err := l.o.Plan.CurrentEvents(ctx, t)
+	if err != nil {
+		return fmt.Errorf("control: current events: %w", err)
+	}
+	for _, u := range l.units {
+		u.target = Target{}
+	}
+	for _, e := range events {
+		if u, ok := l.units[e.AssetID]; ok {
+			u.target = TargetOf(e)
+		}
+	}
+	return nil
+}
+
+// skip crosses the seconds before from that a run cannot process one by
+// one: the batteries step there at once, the events in between are
+// reported unknown, and the targets in force at from apply.
+func (l *Loop) skip(ctx context.Context, from time.Time) ([]dispatch.Outcome, error) {
+	events, err := l.o.Plan.EventsBetween(ctx, l.last, from)
+	if err != nil {
+		return nil, fmt.Errorf("control: schedule events: %w", err)
+	}
+	out := make([]dispatch.Outcome, 0, len(events))
+	for _, e := range events {
+		out = append(out, outcome(e, 0, dispatch.Unknown, ReasonSkipped, from))
+		l.outcomes.WithLabelValues(string(dispatch.Unknown)).Inc()
+	}
+	l.o.Simulator.Tick(from)
+	l.last = from
+	return out, l.loadTargets(ctx, from)
+}
+
+func outcome(e dispatch.Event, effective float64, status dispatch.Status, reason string, at time.Time) dispatch.Outcome {
+	return dispatch.Outcome{
+		OrganizationID: e.OrganizationID, AssetID: e.AssetID, SetTime: e.SetTime, DeliveryTime: e.DeliveryTime,
+		ControlMode: e.ControlMode, RequestedPowerMW: e.BESSPowerMW, PoCPowerMW: e.PoCPowerMW,
+		EffectivePowerMW: effective, Status: status, Reason: reason, EmittedAt: at,
+	}
+}
+
+// refreshAssets brings the simulated assets in line with the registry at
+// t: new physical assets start (from their stored snapshot when there is
+// one), changed ones are reconfigured, deleted ones stop.
+func (l *Loop) refreshAssets(ctx context.Context, t time.Time) error {
+	list, err := l.o.Assets.List(ctx, auth.Visibility{All: true})
+	if err != nil {
+		return fmt.Errorf("control: list assets: %w", err)
+	}
+	seen := make(map[string]bool, len(list))
+	clear(l.parent)
+	for _, a := range list {
+		if a.IsVirtual() {
+			l.parent[a.ID] = a.PhysicalID()
+			continue
+		}
+		seen[a.ID] = true
+		cfg := simulator.ConfigFromAsset(a)
+		u, ok := l.units[a.ID]
+		switch {
+		case !ok:
+			u = &unit{asset: a, cfg: cfg}
+			err := l.o.Simulator.Add(cfg, t)
+			if errs.Is(err, errs.Conflict) {
+				err = l.o.Simulator.Update(cfg)
+			}
+			if err != nil {
+				l.log.Warn("control: asset not simulated", "asset", a.ID, "error", err)
+				continue
+			}
+			if _, err := l.restore(ctx, u, time.Time{}); err != nil {
+				// Started fresh it would lose its state: the next run tries again.
+				l.o.Simulator.Remove(a.ID)
+				return err
+			}
+			l.units[a.ID] = u
+		case u.cfg != cfg:
+			if err := l.o.Simulator.Update(cfg); err != nil {
+				l.log.Warn("control: asset configuration not applied", "asset", a.ID, "error", err)
+			}
+			u.asset, u.cfg = a, cfg
+		default:
+			u.asset = a
+		}
+	}
+	for id := range l.units {
+		if !seen[id] {
+			l.o.Simulator.Remove(id)
+			delete(l.units, id)
+		}
+	}
+	l.ids = l.ids[:0]
+	for id := range l.units {
+		l.ids = append(l.ids, id)
+	}
+	slices.Sort(l.ids)
+	l.assetsAt = t
+	l.assetGauge.Set(float64(len(l.ids)))
+	return nil
+}
+
+// physical maps a bid's asset (maybe a virtual one) to its battery.
+func (l *Loop) physical(assetID string) string {
+	if p, ok := l.parent[assetID]; ok {
+		return p
+	}
+	return assetID
+}
+
+// refreshAwards reads the awards, the aFRR activation and the next
+// block's targets for t's quarter-hour.
+func (l *Loop) refreshAwards(ctx context.Context, t time.Time) error {
+	period := t.Truncate(calendar.PeriodLength)
+	if period.Equal(l.awards.period) && t.Sub(l.awards.readAt) < slowRefresh {
+		return nil
+	}
+	c := awardCache{period: period, readAt: t, fcr: map[string]float64{}, afrrPos: map[string]float64{},
+		afrrNeg: map[string]float64{}, activated: map[string]float64{}, next: map[string]float64{}}
+	awarded := func(b bids.Bid) float64 {
+		if b.AwardedMW != nil {
+			return *b.AwardedMW
+		}
+		return b.OfferedMW
+	}
+	fcr, err := l.o.Bids.Covering(ctx, bids.FCR, bids.Successful, t)
+	if err != nil {
+		return fmt.Errorf("control: FCR awards: %w", err)
+	}
+	for _, b := range fcr {
+		c.fcr[l.physical(b.AssetID)] += awarded(b)
+	}
+	afrr, err := l.o.Bids.Covering(ctx, bids.AFRRCapacity, bids.Successful, t)
+	if err != nil {
+		return fmt.Errorf("control: aFRR awards: %w", err)
+	}
+	for _, b := range afrr {
+		if b.Product == bids.Pos {
+			c.afrrPos[l.physical(b.AssetID)] += awarded(b)
+		} else {
+			c.afrrNeg[l.physical(b.AssetID)] += awarded(b)
+		}
+	}
+	if err := l.activation(ctx, period, t, c.activated); err != nil {
+		return err
+	}
+	next := period.Add(calendar.PeriodLength)
+	events, err := l.o.Plan.EventsBetween(ctx, next.Add(-time.Second), next)
+	if err != nil {
+		return fmt.Errorf("control: next block's events: %w", err)
+	}
+	for _, e := range events {
+		c.next[e.AssetID] = TargetOf(e).RequestedMW()
+	}
+	l.awards = c
+	return nil
+}
+
+// activation sums, per battery, the aFRR energy its forwarded energy
+// bids covering t are activated for in the replayed quarter-hour (signed:
+// positive = discharge).
+func (l *Loop) activation(ctx context.Context, period, t time.Time, into map[string]float64) error {
+	var energy []bids.Bid
+	for _, status := range []bids.Status{bids.Submitted, bids.Successful} {
+		list, err := l.o.Bids.Covering(ctx, bids.AFRREnergy, status, t)
+		if err != nil {
+			return fmt.Errorf("control: aFRR energy bids: %w", err)
+		}
+		energy = append(energy, list...)
+	}
+	if len(energy) == 0 {
+		return nil
+	}
+	clearing, err := l.o.Market.ClearQuarterHour(period)
+	if err != nil {
+		l.log.Warn("control: no aFRR activation", "period", period, "error", err)
+		return nil
+	}
+	for _, b := range energy {
+		eb := replay.EnergyBid{ID: b.ID, Period: b.Interval(), Direction: replay.Neg, PowerMW: b.OfferedMW}
+		if b.Product == bids.Pos {
+			eb.Direction = replay.Pos
+		}
+		if b.EnergyPrice != nil {
+			eb.Price = float64(*b.EnergyPrice) / 100
+		}
+		mw := replay.ApplyEnergy(clearing, eb).ActivatedMW
+		if eb.Direction == replay.Neg {
+			mw = -mw
+		}
+		into[l.physical(b.AssetID)] += mw
+	}
+	return nil
+}
+
+// frequency is the grid frequency at t.
+func (l *Loop) frequency(t time.Time) float64 {
+	period := t.Truncate(calendar.PeriodLength)
+	if l.freq == nil || !period.Equal(l.freqPeriod) {
+		l.freq, l.freqPeriod = FrequencySeries(l.o.Market, l.o.Seed, period), period
+	}
+	return l.freq[int(t.Sub(period)/time.Second)]
+}
+
+// limits are one asset's active restrictions.
+type limits struct {
+	maxMW, minMW   *float64
+	minMWh, maxMWh *float64
+	unavailable    bool
+	full           bool
+}
+
+func activeLimits(list []restrictions.Interval, t time.Time) map[string]*limits {
+	out := map[string]*limits{}
+	for _, iv := range list {
+		lim := out[iv.AssetID]
+		if lim == nil {
+			lim = &limits{}
+			out[iv.AssetID] = lim
+		}
+		switch iv.Kind {
+		case restrictions.PowerLimit:
+			lim.maxMW, lim.minMW = iv.Upper, iv.Lower
+		case restrictions.EnergyLimit:
+			lim.maxMWh, lim.minMWh = iv.Upper, iv.Lower
+		case restrictions.Unavailability:
+			lim.unavailable = true
+		}
+		if iv.ActiveAt(t) && iv.Full() {
+			lim.full = true
+		}
+	}
+	return out
+}
+
+// second processes second t: inputs, schedule, commands, physics,
+// measurements. events are the schedule events set at t.
+func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event) ([]dispatch.Outcome, error) {
+	began := time.Now() // real time, for the tick-duration metric only
+	if t.Sub(l.assetsAt) >= assetRefresh {
+		if err := l.refreshAssets(ctx, t); err != nil {
+			return nil, err
+		}
+	}
+	immediate, err := l.o.Plan.ActiveImmediate(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("control: immediate dispatches: %w", err)
+	}
+	override := make(map[string]float64, len(immediate))
+	for _, d := range immediate {
+		override[d.AssetID] = d.SetPowerMW
+	}
+	active, err := l.o.Restrictions.ActiveAt(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("control: active restrictions: %w", err)
+	}
+	lims := activeLimits(active, t)
+	if err := l.refreshAwards(ctx, t); err != nil {
+		return nil, err
+	}
+	if err := l.o.Simulator.SetFrequency(l.frequency(t)); err != nil {
+		return nil, err
+	}
+	if calendar.AlignedToPeriod(t) {
+		for _, u := range l.units {
+			u.target = Target{}
+		}
+	}
+	due := map[string]dispatch.Event{}
+	var outcomes []dispatch.Outcome
+	for _, e := range events {
+		u, ok := l.units[e.AssetID]
+		if !ok {
+			outcomes = append(outcomes, outcome(e, 0, dispatch.Failed, ReasonNotControlled, t))
+			continue
+		}
+		u.target = TargetOf(e)
+		due[e.AssetID] = e
+	}
+
+	for _, id := range l.ids {
+		u := l.units[id]
+		l.curtail(ctx, u, t)
+		in := Inputs{
+			RatedMW:           u.cfg.PowerCapacityMW,
+			Target:            u.target,
+			NextMW:            l.awards.next[id],
+			FCRReservedMW:     l.awards.fcr[id],
+			AFRRReservedPosMW: l.awards.afrrPos[id],
+			AFRRReservedNegMW: l.awards.afrrNeg[id],
+			AFRRSetpointMW:    l.awards.activated[id] * activationProfile(t),
+			FCRBuffer:         l.o.FCRBuffer,
+		}
+		if p, ok := override[id]; ok {
+			in.Immediate = &p
+		}
+		if lim := lims[id]; lim != nil {
+			in.MaxPowerMW, in.MinPowerMW = lim.maxMW, lim.minMW
+			in.MinEnergyMWh, in.MaxEnergyMWh = lim.minMWh, lim.maxMWh
+			in.Unavailable, in.FullyRestricted = lim.unavailable, lim.full
+		}
+		d := Decide(in)
+		control := u.asset.BESSControl()
+		var sendErr error
+		switch {
+		case control:
+			sendErr = l.o.Simulator.Send(ctx, id, d.Command)
+			u.control = sendErr == nil
+		case u.control:
+			// Control was withdrawn: hand the battery back to passive once.
+			if err := l.o.Simulator.Send(ctx, id, telemetry.Command{ControlMode: telemetry.Passive}); err == nil {
+				u.control = false
+			}
+		}
+		if sendErr != nil {
+			l.log.Warn("control: command not sent", "asset", id, "error", sendErr)
+		}
+		if e, ok := due[id]; ok {
+			status, reason := Judge(d, control, sendErr)
+			effective := d.EffectiveMW
+			if status == dispatch.Failed {
+				effective = 0
+			}
+			outcomes = append(outcomes, outcome(e, effective, status, reason, t))
+		}
+	}
+	for _, o := range outcomes {
+		l.outcomes.WithLabelValues(string(o.Status)).Inc()
+	}
+
+	l.o.Simulator.Tick(t)
+	snapshots := make([]telemetry.Snapshot, 0, len(l.ids))
+	for _, id := range l.ids {
+		m, err := l.o.Simulator.Read(ctx, id)
+		if err != nil {
+			return outcomes, err
+		}
+		snapshots = append(snapshots, telemetry.Snapshot{AssetID: id, Measurements: m})
+	}
+	if err := l.o.Recorder.Record(ctx, snapshots); err != nil {
+		return outcomes, fmt.Errorf("control: record: %w", err)
+	}
+	l.tick.Observe(time.Since(began).Seconds())
+	return outcomes, nil
+}
+
+// curtail applies the DSO's signals to the asset and opens or closes its
+// curtailment record when the point of connection's curtailment starts
+// or ends. A record already open (or already closed) is fine: another
+// instance may have written it.
+func (l *Loop) curtail(ctx context.Context, u *unit, t time.Time) {
+	g := Curtailment(l.o.Seed, u.asset.ID, u.cfg.PVActive, t)
+	if g != u.grid {
+		if err := l.o.Simulator.SetGridSignals(u.asset.ID, g); err != nil {
+			l.log.Warn("control: grid signals not applied", "asset", u.asset.ID, "error", err)
+			return
+		}
+		u.grid = g
+	}
+	on := curtailed(g)
+	if on == u.curtailed {
+		return
+	}
+	var err error
+	if on {
+		maxMW, minMW := curtailmentBounds(u.cfg, g)
+		if _, err = l.o.Curtailments.OpenCurtailment(ctx, u.asset.ID, maxMW, minMW); errs.Is(err, errs.Conflict) {
+			err = nil
+		}
+	} else if _, err = l.o.Curtailments.CloseCurtailment(ctx, u.asset.ID); errs.Is(err, errs.NotFound) {
+		err = nil
+	}
+	if err != nil {
+		l.log.Warn("control: curtailment record", "asset", u.asset.ID, "error", err)
+		return
+	}
+	u.curtailed = on
+}
