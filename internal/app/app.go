@@ -20,6 +20,9 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/clock"
 	"atcp/internal/config"
+	"atcp/internal/control"
+	"atcp/internal/dispatch"
+	"atcp/internal/dispatch/dispatchhttp"
 	"atcp/internal/httpapi"
 	"atcp/internal/identity"
 	"atcp/internal/identity/identityhttp"
@@ -35,6 +38,9 @@ import (
 	"atcp/internal/segmentation"
 	"atcp/internal/segmentation/segmentationhttp"
 	"atcp/internal/store"
+	"atcp/internal/telemetry"
+	"atcp/internal/telemetry/assetstate"
+	"atcp/internal/telemetry/telemetryhttp"
 	"atcp/internal/worker"
 )
 
@@ -59,6 +65,10 @@ type App struct {
 	Capacity     *afrr.CapacityService
 	Energy       *afrr.EnergyService
 	Market       *simulation.Market
+	Dispatch     *dispatch.Service
+	State        *assetstate.Service
+	// Control is the control loop; nil when ATCP_SIMULATE is false.
+	Control *control.Loop
 
 	workers *worker.Runner
 
@@ -125,9 +135,28 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 		return nil, fmt.Errorf("load the market replay data: %w", err)
 	}
 	a.Market = simulation.New(a.Store.Bids(), data, a.Backup)
+	a.Dispatch = dispatch.NewService(a.Store.Dispatch(), a.Assets, a.Clock,
+		dispatch.Config{MinImmediateWindow: cfg.ImmediateDispatchMinWindow, FCRBuffer: cfg.FCRPowerBuffer})
+	a.State = assetstate.NewService(assetstate.Deps{
+		Clock: a.Clock, Assets: a.Assets, Segmentations: a.Segmentation, Restrictions: a.Restrictions,
+		Bids: a.Store.Bids(), Schedules: a.Dispatch, Latest: a.Store.Telemetry(),
+		History: telemetry.NewHistoryReader(a.Store.Telemetry()),
+	})
+	jobs := append(a.Market.Jobs(), a.telemetryJobs()...)
+	if cfg.Simulate {
+		if a.Control, err = a.controlLoop(data); err != nil {
+			return nil, err
+		}
+		for _, j := range a.Control.Jobs() {
+			// A one-second job keeps its lease for some real seconds, also
+			// on a fast demo clock.
+			j.LeaseTTL = max(2*j.Every, time.Duration(controlLeaseRealSeconds*cfg.ClockSpeed*float64(time.Second)))
+			jobs = append(jobs, j)
+		}
+	}
 	a.workers, err = worker.NewRunner(worker.Options{
 		Clock: a.Clock, Leases: a.Store.Leases(), Logger: log, Registerer: a.Server.Registry(),
-	}, a.Market.Jobs()...)
+	}, jobs...)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +177,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	fcrhttp.Register(a.Server, a.FCR)
 	afrrhttp.RegisterCapacity(a.Server, a.Capacity)
 	afrrhttp.RegisterEnergy(a.Server, a.Energy)
+	dispatchhttp.Register(a.Server, a.Dispatch)
+	telemetryhttp.Register(a.Server, a.State)
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
@@ -211,6 +242,12 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	stopWork()
 	workers.Wait()
+	if a.Control != nil {
+		// The recorder's open chunks hold the last seconds of history.
+		if ferr := a.Control.Flush(context.Background()); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
 	if cerr := a.Store.Close(); cerr != nil && err == nil {
 		err = cerr
 	}

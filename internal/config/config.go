@@ -32,6 +32,15 @@ type Config struct {
 	RateLimit              float64
 	LogLevel               slog.Level
 	ShutdownTimeout        time.Duration
+	// ImmediateDispatchMinWindow is the shortest immediate dispatch
+	// (document 1 Limits; 400 below it).
+	ImmediateDispatchMinWindow time.Duration
+	// FCRPowerBuffer scales reserved FCR capacity in the wholesale
+	// headroom rule (document 2, scheduled dispatch).
+	FCRPowerBuffer float64
+	// Simulate runs the battery simulator as the asset adapter of every
+	// asset (the control loop); without it no asset is steered or measured.
+	Simulate bool
 }
 
 // setting describes one flag/variable pair.
@@ -54,6 +63,9 @@ var settings = []setting{
 	{"rate-limit", "ATCP_RATE_LIMIT", "50", "sustained requests per second per caller (burst twice that); 0 disables"},
 	{"log-level", "ATCP_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"shutdown-timeout", "ATCP_SHUTDOWN_TIMEOUT", "20s", "how long graceful shutdown waits for requests in flight"},
+	{"immediate-dispatch-min-window", "ATCP_IMMEDIATE_DISPATCH_MIN_WINDOW", "10s", "shortest immediate dispatch window (shorter is refused with 400)"},
+	{"fcr-power-buffer", "ATCP_FCR_POWER_BUFFER", "1.25", "factor on reserved FCR capacity held back from wholesale dispatch (regulatory buffer), 1 to 2"},
+	{"simulate", "ATCP_SIMULATE", "true", "steer and measure every asset through the built-in battery simulator"},
 }
 
 // Parse reads the settings from args (without the program and command
@@ -112,6 +124,16 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 	}
 	if c.ShutdownTimeout, err = time.ParseDuration(get("shutdown-timeout")); err != nil || c.ShutdownTimeout <= 0 {
 		errList = append(errList, fmt.Errorf("shutdown-timeout: %q must be a positive duration such as 20s", get("shutdown-timeout")))
+	}
+	if c.ImmediateDispatchMinWindow, err = time.ParseDuration(get("immediate-dispatch-min-window")); err != nil ||
+		c.ImmediateDispatchMinWindow < time.Second || c.ImmediateDispatchMinWindow > time.Hour {
+		errList = append(errList, fmt.Errorf("immediate-dispatch-min-window: %q must be a duration from 1s to 1h", get("immediate-dispatch-min-window")))
+	}
+	if c.FCRPowerBuffer, err = strconv.ParseFloat(get("fcr-power-buffer"), 64); err != nil || !(c.FCRPowerBuffer >= 1 && c.FCRPowerBuffer <= 2) {
+		errList = append(errList, fmt.Errorf("fcr-power-buffer: %q must be a number from 1 to 2", get("fcr-power-buffer")))
+	}
+	if c.Simulate, err = strconv.ParseBool(get("simulate")); err != nil {
+		errList = append(errList, fmt.Errorf("simulate: %q is not a boolean", get("simulate")))
 	}
 	if (c.BootstrapClientID == "") != (c.BootstrapClientSecret == "") {
 		errList = append(errList, errors.New("bootstrap-client-id and bootstrap-client-secret must be set together"))

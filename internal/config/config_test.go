@@ -20,6 +20,9 @@ func TestDefaults(t *testing.T) {
 	if c.Addr != "127.0.0.1:8080" || !c.Demo || c.ClockSpeed != 1 || c.RateLimit != 50 || c.LogLevel != slog.LevelInfo || c.ClockStart != nil {
 		t.Fatalf("defaults %+v", c)
 	}
+	if c.ImmediateDispatchMinWindow != 10*time.Second || c.FCRPowerBuffer != 1.25 || !c.Simulate {
+		t.Fatalf("control defaults %+v", c)
+	}
 	if !strings.HasSuffix(c.DataDir, "atcp-data") {
 		t.Fatalf("data dir %q", c.DataDir)
 	}
@@ -45,11 +48,13 @@ func TestInvalidSettingsAreAllReported(t *testing.T) {
 	_, err := Parse("serve", nil, env(map[string]string{
 		"ATCP_DEMO": "perhaps", "ATCP_CLOCK_START": "tomorrow", "ATCP_CLOCK_SPEED": "0", "ATCP_RATE_LIMIT": "-1",
 		"ATCP_LOG_LEVEL": "loud", "ATCP_BOOTSTRAP_CLIENT_ID": "x", "ATCP_BASE_URL": "ftp://x",
+		"ATCP_IMMEDIATE_DISPATCH_MIN_WINDOW": "500ms", "ATCP_FCR_POWER_BUFFER": "0.5", "ATCP_SIMULATE": "maybe",
 	}), io.Discard)
 	if err == nil {
 		t.Fatal("invalid settings accepted")
 	}
-	for _, want := range []string{"demo", "clock-start", "clock-speed", "rate-limit", "log-level", "bootstrap-client", "base-url"} {
+	for _, want := range []string{"demo", "clock-start", "clock-speed", "rate-limit", "log-level", "bootstrap-client", "base-url",
+		"immediate-dispatch-min-window", "fcr-power-buffer", "simulate"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %s: %v", want, err)
 		}

@@ -36,6 +36,9 @@ type Job struct {
 	// fell several slots behind is run once, for the latest due slot, so
 	// Run must catch up by itself (a clearing job clears everything due).
 	Run func(ctx context.Context, due time.Time) error
+	// LeaseTTL, when set, overrides Options.LeaseTTL for this job: a
+	// one-second job on a fast clock needs a lease of some real seconds.
+	LeaseTTL time.Duration
 }
 
 // Options configure a Runner.
@@ -119,7 +122,10 @@ func NewRunner(o Options, jobs ...Job) (*Runner, error) {
 			return nil, fmt.Errorf("worker: job %s has no Run", j.Name)
 		}
 		names[j.Name] = true
-		ttl := o.LeaseTTL
+		ttl := j.LeaseTTL
+		if ttl <= 0 {
+			ttl = o.LeaseTTL
+		}
 		if ttl <= 0 {
 			ttl = 2 * j.Every
 		}

@@ -471,3 +471,29 @@ func TestRunnerMetricsOnTheServer(t *testing.T) {
 		})
 	})
 }
+
+// TestJobLeaseTTLOverridesTheRunners: a job's own LeaseTTL sets how long
+// its lease lasts, the runner's applies to the others.
+func TestJobLeaseTTLOverridesTheRunners(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		clk := clock.NewManual(start)
+		ran := make(chan struct{}, 8)
+		run := func(context.Context, time.Time) error { ran <- struct{}{}; return nil }
+		r, err := worker.NewRunner(worker.Options{Clock: clk, Leases: b.Leases(), Holder: "a", LeaseTTL: 30 * time.Second, MaxWait: time.Millisecond},
+			worker.Job{Name: "tick", Every: time.Second, LeaseTTL: 2 * time.Minute, Run: run},
+			worker.Job{Name: "clear", Every: time.Hour, Run: run})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runner(t, r)
+		receive(t, ran)
+		receive(t, ran)
+		ctx := context.Background()
+		for job, want := range map[string]time.Duration{"tick": 2 * time.Minute, "clear": 30 * time.Second} {
+			waitFor(t, func() bool {
+				l, err := b.Leases().Lease(ctx, job)
+				return err == nil && l.ExpiresAt.Sub(clk.Now()) == want
+			})
+		}
+	})
+}
