@@ -142,7 +142,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 		Bids: a.Store.Bids(), Schedules: a.Dispatch, Latest: a.Store.Telemetry(),
 		History: telemetry.NewHistoryReader(a.Store.Telemetry()),
 	})
-	jobs := append(a.Market.Jobs(), a.telemetryJobs()...)
+	a.logImmediateEvents()
+	jobs := append(a.Market.Jobs(), a.retentionJobs()...)
 	if cfg.Simulate {
 		if a.Control, err = a.controlLoop(data); err != nil {
 			return nil, err

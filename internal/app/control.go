@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"atcp/internal/control"
+	"atcp/internal/dispatch"
 	"atcp/internal/markets/replay"
 	"atcp/internal/telemetry"
 	"atcp/internal/telemetry/simulator"
@@ -42,13 +43,34 @@ func (a *App) controlLoop(data *replay.Dataset) (*control.Loop, error) {
 	})
 }
 
-// telemetryJobs keep the stored history within its 30 days.
-func (a *App) telemetryJobs() []worker.Job {
-	return []worker.Job{{Name: "telemetry-retention", Every: time.Hour, Run: func(ctx context.Context, due time.Time) error {
-		n, err := telemetry.Prune(ctx, a.Store.Telemetry(), due)
-		if n > 0 {
-			a.Log.Info("telemetry history pruned", "chunks", n)
-		}
-		return err
-	}}}
+// retentionJobs keep the stored state history and the dispatch records
+// within the 30 days the API reads.
+func (a *App) retentionJobs() []worker.Job {
+	return []worker.Job{
+		{Name: "telemetry-retention", Every: time.Hour, Run: func(ctx context.Context, due time.Time) error {
+			n, err := telemetry.Prune(ctx, a.Store.Telemetry(), due)
+			if n > 0 {
+				a.Log.Info("telemetry history pruned", "chunks", n)
+			}
+			return err
+		}},
+		{Name: "dispatch-retention", Every: time.Hour, Offset: 30 * time.Minute, Run: func(ctx context.Context, due time.Time) error {
+			n, err := a.Dispatch.Prune(ctx, due)
+			if n > 0 {
+				a.Log.Info("dispatch records pruned", "rows", n)
+			}
+			return err
+		}},
+	}
+}
+
+// logImmediateEvents writes the immediate dispatch's internal enable and
+// reset events (document 1, Events rule 4) to the log, the operators'
+// audit trail of emergency overrides; the control loop itself reads the
+// dispatches in force each second.
+func (a *App) logImmediateEvents() {
+	a.Dispatch.OnImmediate(func(e dispatch.ImmediateEvent) {
+		a.Log.Info("immediate dispatch "+string(e.Kind), "asset_id", e.Dispatch.AssetID,
+			"start_time", e.Dispatch.Start, "end_time", e.Dispatch.End, "set_power_mw", e.Dispatch.SetPowerMW)
+	})
 }

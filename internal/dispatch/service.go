@@ -304,3 +304,9 @@ func (s *Service) CurrentEvents(ctx context.Context, at time.Time) ([]Event, err
 func (s *Service) RecordOutcomes(ctx context.Context, outcomes []Outcome) error {
 	return s.store.RecordOutcomes(ctx, outcomes)
 }
+
+// Prune deletes the dispatch records no read can reach any more (older
+// than History at now); a worker job calls it.
+func (s *Service) Prune(ctx context.Context, now time.Time) (int, error) {
+	return s.store.Prune(ctx, now.Add(-History))
+}

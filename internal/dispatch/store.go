@@ -39,4 +39,8 @@ type Store interface {
 	// <= set_time < to, ordered by set_time, with RequestID and SourceID
 	// of their events.
 	Outcomes(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) ([]Outcome, error)
+	// Prune deletes what lies wholly before the read horizon: immediate
+	// dispatches that ended at or before before, events and report
+	// entries with set_time before it. It returns how many rows went.
+	Prune(ctx context.Context, before time.Time) (int, error)
 }

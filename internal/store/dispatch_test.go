@@ -293,3 +293,56 @@ func BenchmarkDispatchPlanTick(b *testing.B) {
 		b.Run("postgres", func(b *testing.B) { bench(b, testkit.OpenPostgres(b)) })
 	}
 }
+
+// TestDispatchPrune: what ended or was set before the horizon goes, the
+// rest stays, on every asset.
+func TestDispatchPrune(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		withDispatchAssets(t, b)
+		ctx, s := context.Background(), b.Dispatch()
+		all := auth.Visibility{All: true}
+		m := time.Minute
+		for _, im := range []dispatch.Immediate{immediateAt("a1", "acme", 0, 10*m, 1), immediateAt("a1", "acme", 20*m, 40*m, 2),
+			immediateAt("b1", "beta", 5*m, 30*m, 3)} {
+			if _, err := s.StartImmediate(ctx, im); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.ReplaceEvents(ctx, "a1", testkit.Start, testkit.Start.Add(45*m),
+			[]dispatch.Event{eventAt("a1", "acme", 0, 1), eventAt("a1", "acme", 30*m, 2)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReplaceEvents(ctx, "b1", testkit.Start, testkit.Start.Add(15*m), []dispatch.Event{eventAt("b1", "beta", 10*m, 3)}); err != nil {
+			t.Fatal(err)
+		}
+		outcome := func(asset, org string, at time.Duration) dispatch.Outcome {
+			return dispatch.Outcome{OrganizationID: org, AssetID: asset, SetTime: testkit.Start.Add(at), DeliveryTime: testkit.Start,
+				ControlMode: telemetry.BESSOnly, Status: dispatch.Full, EmittedAt: testkit.Start.Add(at)}
+		}
+		if err := s.RecordOutcomes(ctx, []dispatch.Outcome{outcome("a1", "acme", 0), outcome("a1", "acme", 30*m), outcome("b1", "beta", 10*m)}); err != nil {
+			t.Fatal(err)
+		}
+		// Horizon at +10 min: a1's first dispatch (ends exactly then), a1's
+		// event and outcome at +0 go; b1's at +10 min stay.
+		n, err := s.Prune(ctx, testkit.Start.Add(10*m))
+		if err != nil || n != 3 {
+			t.Fatalf("pruned %d, %v; want 3", n, err)
+		}
+		window := dispatch.Window{}
+		if l, _ := s.Immediates(ctx, all, "a1", window); len(l) != 1 || l[0].SetPowerMW != 2 {
+			t.Fatalf("a1 immediates %+v", l)
+		}
+		if l, _ := s.Immediates(ctx, all, "b1", window); len(l) != 1 {
+			t.Fatalf("b1 immediates %+v", l)
+		}
+		if l, _ := s.EventsBetween(ctx, testkit.Start.Add(-time.Hour), testkit.Start.Add(time.Hour)); len(l) != 2 {
+			t.Fatalf("events left %+v", l)
+		}
+		if l, _ := s.Outcomes(ctx, all, "a1", testkit.Start, testkit.Start.Add(time.Hour)); len(l) != 1 {
+			t.Fatalf("a1 outcomes %+v", l)
+		}
+		if l, _ := s.Outcomes(ctx, all, "b1", testkit.Start, testkit.Start.Add(time.Hour)); len(l) != 1 {
+			t.Fatalf("b1 outcomes %+v", l)
+		}
+	})
+}

@@ -216,3 +216,19 @@ func (s dispatchStore) Outcomes(ctx context.Context, v auth.Visibility, assetID 
 		WHERE ($1 OR o.organization_id = $2) AND o.asset_id = $3 AND o.set_time >= $4 AND o.set_time < $5 ORDER BY o.set_time`,
 		v.All, v.OrganizationID, assetID, from, to))
 }
+
+func (s dispatchStore) Prune(ctx context.Context, before time.Time) (int, error) {
+	total := 0
+	for _, q := range []string{
+		`DELETE FROM immediate_dispatches WHERE end_time <= $1`,
+		`DELETE FROM dispatch_events WHERE set_time < $1`,
+		`DELETE FROM dispatch_outcomes WHERE set_time < $1`,
+	} {
+		tag, err := s.db.pool.Exec(ctx, q, before)
+		total += int(tag.RowsAffected())
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}

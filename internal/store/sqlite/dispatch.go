@@ -226,3 +226,34 @@ func (s dispatchStore) Outcomes(ctx context.Context, v auth.Visibility, assetID 
 		WHERE (? OR o.organization_id = ?) AND o.asset_id = ? AND o.set_time >= ? AND o.set_time < ? ORDER BY o.set_time`,
 		v.All, v.OrganizationID, assetID, sqlutil.Micros(from), sqlutil.Micros(to)))
 }
+
+func (s dispatchStore) Prune(ctx context.Context, before time.Time) (int, error) {
+	total := 0
+	cut := sqlutil.Micros(before)
+	// Small transactions, so that the single writer is never held long.
+	for _, q := range []string{
+		`DELETE FROM immediate_dispatches WHERE rowid IN (SELECT rowid FROM immediate_dispatches WHERE end_time <= ? LIMIT ?)`,
+		`DELETE FROM dispatch_events WHERE rowid IN (SELECT rowid FROM dispatch_events WHERE set_time < ? LIMIT ?)`,
+		`DELETE FROM dispatch_outcomes WHERE rowid IN (SELECT rowid FROM dispatch_outcomes WHERE set_time < ? LIMIT ?)`,
+	} {
+		for {
+			var n int64
+			err := s.db.tx(ctx, func(tx *sql.Tx) error {
+				res, err := tx.ExecContext(ctx, q, cut, pruneBatch)
+				if err != nil {
+					return err
+				}
+				n, err = res.RowsAffected()
+				return err
+			})
+			total += int(n)
+			if err != nil {
+				return total, err
+			}
+			if n < pruneBatch {
+				break
+			}
+		}
+	}
+	return total, nil
+}
