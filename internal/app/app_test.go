@@ -150,6 +150,9 @@ func getJSON(t *testing.T, req *http.Request, status int, v any) {
 	if resp.StatusCode != status {
 		t.Fatalf("%s %s: %d %s", req.Method, req.URL, resp.StatusCode, body)
 	}
+	if v == nil {
+		return
+	}
 	if err := json.Unmarshal(body, v); err != nil {
 		t.Fatalf("decode %s: %v", body, err)
 	}
@@ -275,5 +278,78 @@ func TestSimulatedMarketClearsOnTheRunningServer(t *testing.T) {
 			t.Fatalf("bid not cleared by %v: %+v", a.Clock.Now(), list)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestScheduleExecutesOnTheRunningServer: a wholesale schedule uploaded
+// through the API is executed by the control loop on a fast clock, a
+// target beyond a power limit is clipped, the outcomes appear in the
+// schedule dispatch report and the battery's power in its state history.
+func TestScheduleExecutesOnTheRunningServer(t *testing.T) {
+	cfg := testConfig(t, "sqlite::memory:", t.TempDir())
+	cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
+	start := time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
+	cfg.ClockStart, cfg.ClockSpeed = &start, 600
+	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, a)
+	token := fetchToken(t, base)
+	do := func(method, path, body string, status int, v any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		getJSON(t, req, status, v)
+	}
+	// Discharge 3 MW from 06:30, charge 4 MW from 06:45 under a limit of
+	// 2 MW charging, stop at 07:00.
+	do(http.MethodPost, "/v1/assets/demo-bess/power_limits", `{"start_time":"2026-02-01T06:45:00Z","end_time":"2026-02-01T07:00:00Z",
+		"lower_limit_mw":-2,"reason":"grid_event"}`, http.StatusCreated, nil)
+	do(http.MethodPut, "/v1/assets/demo-bess/dispatch/scheduled", `{"schedules":[
+		{"delivery_time":"2026-02-01T06:30:00Z","bess_power_mw":3},
+		{"delivery_time":"2026-02-01T06:45:00Z","bess_power_mw":-4},
+		{"delivery_time":"2026-02-01T07:00:00Z","bess_power_mw":0}]}`, http.StatusOK, nil)
+
+	type entry struct {
+		SetTime   time.Time `json:"set_time"`
+		Status    string    `json:"status"`
+		Effective float64   `json:"effective_power_mw"`
+	}
+	var report struct {
+		Dispatches []entry `json:"dispatches"`
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(report.Dispatches) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no outcomes by %v: %+v", a.Clock.Now(), report)
+		}
+		time.Sleep(200 * time.Millisecond)
+		do(http.MethodGet, "/v1/assets/demo-bess/reports/schedule/dispatches?start_time=2026-02-01T06:30:00Z&end_time=2026-02-01T07:00:00Z",
+			"", http.StatusOK, &report)
+	}
+	if r := report.Dispatches[0]; r.Status != "full" || r.Effective != 3 {
+		t.Fatalf("06:30 target: %+v", r)
+	}
+	if r := report.Dispatches[1]; r.Status != "clipped" || r.Effective != -2 {
+		t.Fatalf("06:45 target: %+v", r)
+	}
+	// The history is flushed at most 15 s of platform time behind live.
+	for a.Clock.Now().Before(time.Date(2026, 2, 1, 6, 50, 0, 0, time.UTC)) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	var history map[string][]struct {
+		Value float64 `json:"value"`
+	}
+	do(http.MethodGet, "/v1/assets/demo-bess/state/history?start_time=2026-02-01T06:40:00Z&end_time=2026-02-01T06:45:00Z&point_names=battery_power_actual_ac",
+		"", http.StatusOK, &history)
+	if p := history["battery_power_actual_ac"]; len(p) != 300 || p[len(p)-1].Value != 3 {
+		t.Fatalf("power before 06:45: %d points, %+v", len(p), p[len(p)-3:])
+	}
+	do(http.MethodGet, "/v1/assets/demo-bess/state/history?start_time=2026-02-01T06:46:00Z&end_time=2026-02-01T06:47:00Z&point_names=battery_power_actual_ac",
+		"", http.StatusOK, &history)
+	if p := history["battery_power_actual_ac"]; len(p) != 60 || p[0].Value != -2 {
+		t.Fatalf("power under the limit: %+v", p)
 	}
 }
