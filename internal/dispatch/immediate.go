@@ -73,21 +73,20 @@ func PlanImmediate(d ImmediateDraft, a assets.Asset, now time.Time, minWindow ti
 
 // Replacement is how a new immediate dispatch starting at start treats an
 // existing one of the asset: one that ends after start is cut at start, or
-// removed when it does not start before start (a backdated replacement);
-// others are kept.
-func Replacement(old Immediate, start time.Time) (cut Immediate, remove, changed bool) {
+// removed when it does not start before start (a backdated replacement;
+// cut then ends at its own start, as a disable at that instant reports
+// it); others are kept.
+func Replacement(old Immediate, start time.Time) (cut Immediate, remove bool) {
 	if !old.End.After(start) {
-		return old, false, false
+		return old, false
 	}
 	if !old.Start.Before(start) {
-		return old, true, true
+		old.End = old.Start
+		return old, true
 	}
 	old.End = start
-	return old, false, true
+	return old, false
 }
-
-// ActiveAt reports whether the dispatch is in force at t: start <= t < end.
-func (im Immediate) ActiveAt(t time.Time) bool { return !im.Start.After(t) && im.End.After(t) }
 
 // ImmediateSort is the immediate-dispatch list's sort key.
 type ImmediateSort string
@@ -101,11 +100,6 @@ const (
 // Window is the half-open overlap window [From, To) of document 1, rule 5;
 // a zero bound is unbounded.
 type Window struct{ From, To time.Time }
-
-// Overlaps reports whether [start, end) shares an instant with w.
-func (w Window) Overlaps(start, end time.Time) bool {
-	return (w.From.IsZero() || end.After(w.From)) && (w.To.IsZero() || start.Before(w.To))
-}
 
 // HistoryWindow applies the 30-day history bound to a list filter: an
 // omitted start means that far back, an older one is 422, and an empty or

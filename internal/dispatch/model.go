@@ -61,14 +61,30 @@ type Outcome struct {
 	DeliveryTime     time.Time
 	ControlMode      telemetry.ControlMode
 	RequestedPowerMW *float64 // the event's battery target
-	PoCPowerMW       *float64
-	EffectivePowerMW float64 // what the asset was commanded
+	PoCPowerMW       *float64 // the event's point-of-connection target
+	EffectivePowerMW float64  // what the asset was commanded: see RequestedMW
 	Status           Status
 	Reason           string // why clipped, rejected, failed or unknown; empty when full
 	EmittedAt        time.Time
 	// RequestID and SourceID are those of the event the outcome is for;
 	// the store fills them on read (RecordOutcomes ignores them).
 	RequestID, SourceID string
+}
+
+// RequestedMW is the power the target asked for, in the terms of
+// EffectivePowerMW (what the control loop commands and reports): the
+// point-of-connection target in bess_and_poc and poc_only (it has
+// priority), the battery target in bess_only, 0 MW in passive. nil when
+// the target has no such value.
+func (o Outcome) RequestedMW() *float64 {
+	switch o.ControlMode {
+	case telemetry.Passive:
+		zero := 0.0
+		return &zero
+	case telemetry.BESSAndPoC, telemetry.PoCOnly:
+		return o.PoCPowerMW
+	}
+	return o.RequestedPowerMW
 }
 
 // Plan is what the control loop reads from and reports to dispatch for

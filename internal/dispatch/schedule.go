@@ -89,6 +89,7 @@ func PlanSchedule(targets []Target, a assets.Asset, now time.Time) (Schedule, er
 	events := make([]Event, len(targets))
 	var sch Schedule
 	aliasUsed := false
+	var overCapacity []string
 	for i, t := range targets {
 		loc := func(field string) string { return fmt.Sprintf("body.schedules[%d].%s", i, field) }
 		mode := telemetry.ControlMode(t.ControlMode)
@@ -170,6 +171,13 @@ func PlanSchedule(targets []Target, a assets.Asset, now time.Time) (Schedule, er
 					v.Add(loc(field), fmt.Sprintf("magnitude above twice the usable power capacity (%g MW)", *c), *p)
 				}
 			}
+			// Inside the sanity bound a target is accepted (document 2),
+			// strict_validation or not; the battery still delivers at most
+			// its capacity, which the answer says at once.
+			if bess != nil && math.Abs(*bess) > *c && math.Abs(*bess) <= 2**c {
+				overCapacity = append(overCapacity, fmt.Sprintf(
+					"schedules[%d]: bess_power_mw %g exceeds the usable power capacity of %g MW: the battery delivers at most that", i, *bess, *c))
+			}
 		}
 		at := t.DeliveryTime.UTC().Truncate(time.Second)
 		if t.DeliveryTime.IsZero() {
@@ -220,6 +228,7 @@ func PlanSchedule(targets []Target, a assets.Asset, now time.Time) (Schedule, er
 	if aliasUsed {
 		sch.Warnings = append(sch.Warnings, "power_mw is deprecated: send bess_power_mw")
 	}
+	sch.Warnings = append(sch.Warnings, overCapacity...)
 	return sch, nil
 }
 
@@ -274,6 +283,21 @@ func ReportWindow(from, to time.Time) (Window, error) {
 }
 
 func alignedToBlock(t time.Time) bool { return t.Equal(BlockOf(t)) }
+
+// Reported is e as the scheduled-dispatch read reports it (document 2:
+// "Currently control_mode is reported as bess_only and poc_power_mw as
+// null for all events"). A passive event holds the battery at 0 MW, so it
+// reads as a bess_only target of 0 MW, a valid target when sent back,
+// rather than bess_only without power; a poc_only event has no battery
+// target and keeps bess_power_mw null.
+func Reported(e Event) Event {
+	if e.ControlMode == telemetry.Passive {
+		zero := 0.0
+		e.BESSPowerMW = &zero
+	}
+	e.ControlMode, e.PoCPowerMW = telemetry.BESSOnly, nil
+	return e
+}
 
 // PowerAt is the scheduled battery power at t given events of t's block:
 // the most recent event at or before t in that block, 0 MW when none

@@ -143,6 +143,13 @@ func TestPlanScheduleStorage(t *testing.T) {
 	if sch.Events[1].ControlMode != telemetry.Passive || sch.Events[0].PoCPowerMW != nil {
 		t.Fatalf("modes %+v", sch.Events)
 	}
+	// Above the capacity but inside the sanity bound: stored, with a
+	// warning naming the target.
+	sch, err = PlanSchedule([]Target{{BESSPowerMW: f64(4), DeliveryTime: at(2, 0, 0)}, {BESSPowerMW: f64(-12.5), DeliveryTime: at(2, 5, 0)}},
+		schedAsset(assets.Standalone), now)
+	if err != nil || len(sch.Warnings) != 1 || !strings.HasPrefix(sch.Warnings[0], "schedules[1]: bess_power_mw -12.5 exceeds") {
+		t.Fatalf("%v %v", sch.Warnings, err)
+	}
 	// A single target spans only its own block; the alias warns.
 	sch, err = PlanSchedule([]Target{{PowerMW: f64(1), DeliveryTime: at(23, 59, 59)}}, schedAsset(assets.Standalone), now)
 	if err != nil || len(sch.Events) != 1 || !sch.From.Equal(at(23, 45, 0)) || !sch.To.Equal(at(24, 0, 0)) || len(sch.Warnings) != 1 {
@@ -205,6 +212,57 @@ func TestPowerAt(t *testing.T) {
 	} {
 		if got := PowerAt(events, b.Add(c.at)); got != c.want {
 			t.Errorf("at +%s: %v want %v", c.at, got, c.want)
+		}
+	}
+}
+
+// TestReported: the scheduled-dispatch read reports every event as
+// bess_only with poc null; a passive event as a 0 MW target, so that a
+// read schedule is a valid request again.
+func TestReported(t *testing.T) {
+	at := time.Date(2026, 3, 29, 1, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		mode      telemetry.ControlMode
+		bess, poc *float64
+		want      string
+	}{
+		{telemetry.BESSOnly, f64(-3), nil, "-3"},
+		{telemetry.Passive, nil, nil, "0"},
+		{telemetry.BESSAndPoC, f64(-2), f64(1), "-2"},
+		{telemetry.PoCOnly, nil, f64(4), "nil"},
+	} {
+		r := Reported(Event{ControlMode: c.mode, BESSPowerMW: c.bess, PoCPowerMW: c.poc, SetTime: at, DeliveryTime: at})
+		got := "nil"
+		if r.BESSPowerMW != nil {
+			got = fmt.Sprint(*r.BESSPowerMW)
+		}
+		if r.ControlMode != telemetry.BESSOnly || r.PoCPowerMW != nil || got != c.want || !r.SetTime.Equal(at) {
+			t.Errorf("%s: %+v (bess %s), want bess %s", c.mode, r, got, c.want)
+		}
+	}
+}
+
+// TestOutcomeRequestedMW: the report's requested power is in the terms of
+// the effective power the control loop reports (the point of connection
+// in the PoC modes).
+func TestOutcomeRequestedMW(t *testing.T) {
+	for _, c := range []struct {
+		mode      telemetry.ControlMode
+		bess, poc *float64
+		want      string
+	}{
+		{telemetry.BESSOnly, f64(-3), nil, "-3"},
+		{telemetry.Passive, nil, nil, "0"},
+		{telemetry.BESSAndPoC, f64(-2), f64(1), "1"},
+		{telemetry.PoCOnly, nil, f64(4), "4"},
+		{telemetry.BESSOnly, nil, nil, "nil"},
+	} {
+		got := "nil"
+		if p := (Outcome{ControlMode: c.mode, RequestedPowerMW: c.bess, PoCPowerMW: c.poc}).RequestedMW(); p != nil {
+			got = fmt.Sprint(*p)
+		}
+		if got != c.want {
+			t.Errorf("%s: %s, want %s", c.mode, got, c.want)
 		}
 	}
 }

@@ -164,7 +164,7 @@ func (s *Service) StartImmediate(ctx context.Context, v auth.Visibility, assetID
 	}
 	events := make([]ImmediateEvent, 0, len(replaced)+1)
 	for _, old := range replaced {
-		cut, _, _ := Replacement(old, im.Start)
+		cut, _ := Replacement(old, im.Start)
 		events = append(events, ImmediateEvent{Kind: Reset, Dispatch: cut})
 	}
 	s.publish(append(events, ImmediateEvent{Kind: Enable, Dispatch: im})...)
@@ -172,13 +172,12 @@ func (s *Service) StartImmediate(ctx context.Context, v auth.Visibility, assetID
 }
 
 // DisableImmediate ends the asset's dispatch in force now and publishes
-// reset; 404 when none is in force.
+// reset; 404 when none is in force. It works whether or not battery
+// control is on: ending an override is the safe direction, and a dispatch
+// left in force would take the battery again the moment control returns.
 func (s *Service) DisableImmediate(ctx context.Context, v auth.Visibility, assetID string) (Immediate, error) {
 	a, err := s.asset(ctx, v, assetID)
 	if err != nil {
-		return Immediate{}, err
-	}
-	if err := controllable(a); err != nil {
 		return Immediate{}, err
 	}
 	im, err := s.store.EndImmediate(ctx, a.ID, s.clock.Now().UTC().Truncate(time.Microsecond))
@@ -245,15 +244,20 @@ func (s *Service) PutSchedule(ctx context.Context, p auth.Principal, assetID, re
 	for i := range sch.Events {
 		sch.Events[i].RequestID, sch.Events[i].SourceID = requestID, p.Subject
 	}
+	// Read before the write: a request that answers with an error has
+	// stored nothing.
+	more, err := s.overrideWarnings(ctx, v, a.ID, sch.From, sch.To)
+	if err != nil {
+		return Schedule{}, err
+	}
 	if err := s.store.ReplaceEvents(ctx, a.ID, sch.From, sch.To, sch.Events); err != nil {
 		return Schedule{}, err
 	}
 	if !a.BESSControl() {
 		sch.Warnings = append(sch.Warnings, "battery control of the asset is off: targets fail unless it is enabled before they are due")
 	}
-	more, err := s.overrideWarnings(ctx, v, a.ID, sch.From, sch.To)
 	sch.Warnings = append(sch.Warnings, more...)
-	return sch, err
+	return sch, nil
 }
 
 // Anticipated returns the instant now + after (whole seconds) and the

@@ -13,7 +13,6 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/dispatch"
 	"atcp/internal/httpapi"
-	"atcp/internal/telemetry"
 )
 
 // ImmediateDispatch is an immediate dispatch record.
@@ -88,8 +87,8 @@ type ScheduleDispatchReportEntry struct {
 	CreatedAtUTC        time.Time  `json:"created_at_utc" doc:"When the outcome was emitted."`
 	SetTimeUTC          *time.Time `json:"set_time_utc" nullable:"true"`
 	Status              string     `json:"status" enum:"full,clipped,rejected,failed,unknown"`
-	SetPowerMW          *float64   `json:"set_power_mw" nullable:"true" doc:"Requested battery power."`
-	EffectiveSetPowerMW float64    `json:"effective_set_power_mw" doc:"Power dispatched."`
+	SetPowerMW          *float64   `json:"set_power_mw" nullable:"true" doc:"Requested power, in the terms of effective_set_power_mw: the point-of-connection target in bess_and_poc and poc_only, the battery target in bess_only, 0 in passive."`
+	EffectiveSetPowerMW float64    `json:"effective_set_power_mw" doc:"Power dispatched: at the point of connection in bess_and_poc and poc_only, of the battery otherwise."`
 	Outcome             string     `json:"outcome" doc:"Raw outcome: success (full or clipped), rejected, error (failed), unknown."`
 	Message             *string    `json:"message" nullable:"true" doc:"Why it was clipped, rejected, failed or unknown; null for full."`
 	ControlMode         string     `json:"control_mode" enum:"passive,bess_only,bess_and_poc,poc_only"`
@@ -191,7 +190,7 @@ func toReportEntry(o dispatch.Outcome) ScheduleDispatchReportEntry {
 	return ScheduleDispatchReportEntry{
 		EventID:   uuid.NewSHA1(eventIDs, []byte(o.AssetID+"|"+o.SetTime.Format(time.RFC3339Nano))).String(),
 		RequestID: optional(o.RequestID), SourceID: optional(o.SourceID), AssetID: o.AssetID,
-		CreatedAtUTC: o.EmittedAt, SetTimeUTC: &set, Status: string(o.Status), SetPowerMW: o.RequestedPowerMW,
+		CreatedAtUTC: o.EmittedAt, SetTimeUTC: &set, Status: string(o.Status), SetPowerMW: o.RequestedMW(),
 		EffectiveSetPowerMW: o.EffectivePowerMW, Outcome: raw, Message: msg,
 		ControlMode: string(o.ControlMode), BESSPowerMW: o.RequestedPowerMW, PoCPowerMW: o.PoCPowerMW,
 		DeliveryTime: o.DeliveryTime, SetTime: o.SetTime, EffectivePowerMW: o.EffectivePowerMW, Reason: o.Reason, EmittedAt: o.EmittedAt,
@@ -247,7 +246,7 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 	httpapi.Register(s, huma.Operation{
 		OperationID: "disable-immediate-dispatch", Method: http.MethodPut, Path: immediate + "/disable", Tags: tags,
 		Summary:     "End the immediate dispatch in force",
-		Description: "Sets its end_time to now and returns it; the scheduled wholesale power applies again. 404 when none is in force; 409 control_disabled when battery control is off." + virtualNote,
+		Description: "Sets its end_time to now and returns it; the scheduled wholesale power applies again. 404 when none is in force. Allowed while battery control is off, so that an override cannot resume when control returns." + virtualNote,
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
 	}, httpapi.Scopes(auth.DispatchWrite), func(ctx context.Context, in *assetInput) (*output[ImmediateDispatch], error) {
 		im, err := svc.DisableImmediate(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID)
@@ -272,8 +271,7 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 		}
 		out := ScheduledDispatchList{Schedules: make([]ScheduledDispatchEvent, len(list)), Warnings: nonNil(warnings)}
 		for i, e := range list {
-			e.ControlMode, e.PoCPowerMW = telemetry.BESSOnly, nil
-			out.Schedules[i] = toEvent(e)
+			out.Schedules[i] = toEvent(dispatch.Reported(e))
 		}
 		return &output[ScheduledDispatchList]{Body: out}, nil
 	})

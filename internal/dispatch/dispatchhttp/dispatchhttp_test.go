@@ -21,8 +21,9 @@ import (
 )
 
 type env struct {
-	h   *testkit.Harness
-	svc *dispatch.Service
+	h      *testkit.Harness
+	svc    *dispatch.Service
+	assets *assets.Service
 	// Tokens: acme read+write, acme read only, acme write only, acme
 	// report.read only, beta read+write.
 	acme, acmeRO, acmeWO, acmeReport, beta string
@@ -80,7 +81,7 @@ func setup(t *testing.T, b store.Backend) *env {
 	}
 	svc := dispatch.NewService(b.Dispatch(), as, h.Clock, dispatch.Config{})
 	dispatchhttp.Register(h.Server, svc)
-	e := &env{h: h, svc: svc}
+	e := &env{h: h, svc: svc, assets: as}
 	svc.OnImmediate(func(ev dispatch.ImmediateEvent) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
@@ -203,6 +204,15 @@ func TestImmediateDispatch(t *testing.T) {
 		if got := e.published(); got != "enable 06:11:00..07:00:00; reset 06:11:00..06:11:00" {
 			t.Fatalf("events %q", got)
 		}
+		// A backdated replacement removes one that starts after it: its
+		// reset says it ended at its start, not at its old end_time.
+		h.Clock.Advance(time.Minute)
+		h.Do("POST", immediate, e.acme, map[string]any{"end_time": ts(2 * time.Hour), "set_power_mw": 1}).Expect(t, 200, "")
+		h.Do("POST", immediate, e.acme, map[string]any{"start_time": ts(12*time.Minute - 500*time.Millisecond),
+			"end_time": ts(2 * time.Hour), "set_power_mw": 2}).Expect(t, 200, "")
+		if got := e.published(); got != "enable 06:12:00..08:00:00; reset 06:12:00..06:12:00; enable 06:11:59..08:00:00" {
+			t.Fatalf("events %q", got)
+		}
 	})
 }
 
@@ -221,7 +231,7 @@ func TestImmediateDispatchErrors(t *testing.T) {
 		h.Do("PUT", immediate+"/disable", e.beta, nil).Expect(t, 404, "not_found")
 		h.Do("POST", "/v1/assets/nope/dispatch/immediate", e.acme, ok).Expect(t, 404, "not_found")
 		h.Do("POST", "/v1/assets/off/dispatch/immediate", e.acme, ok).Expect(t, 409, "control_disabled")
-		h.Do("PUT", "/v1/assets/off/dispatch/immediate/disable", e.acme, nil).Expect(t, 409, "control_disabled")
+		h.Do("PUT", "/v1/assets/off/dispatch/immediate/disable", e.acme, nil).Expect(t, 404, "not_found")
 		for _, p := range []string{"/v1/assets/seg.x/dispatch/immediate"} {
 			h.Do("POST", p, e.acme, ok).Expect(t, 409, "virtual_asset")
 			h.Do("GET", p, e.acme, nil).Expect(t, 409, "virtual_asset")
@@ -247,6 +257,34 @@ func TestImmediateDispatchErrors(t *testing.T) {
 		h.Do("GET", q(immediate, "sort_by", "power"), e.acme, nil).Expect(t, 422, "")
 		if got := e.published(); got != "" {
 			t.Fatalf("a refused request published %q", got)
+		}
+	})
+}
+
+// TestImmediateDisableControlOff: an override in force can be ended after
+// battery control was switched off (else it would take the battery again
+// when control returns); starting one stays refused.
+func TestImmediateDisableControlOff(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		h := e.h
+		h.Do("POST", immediate, e.acme, map[string]any{"end_time": ts(time.Hour), "set_power_mw": 5}).Expect(t, 200, "")
+		h.Clock.Advance(time.Minute)
+		if _, err := e.assets.Update(context.Background(), auth.Visibility{OrganizationID: "acme"}, "a1",
+			assets.Update{BESSControlEnabled: assets.Set(false)}); err != nil {
+			t.Fatal(err)
+		}
+		e.published()
+		h.Do("POST", immediate, e.acme, map[string]any{"end_time": ts(time.Hour), "set_power_mw": 5}).Expect(t, 409, "control_disabled")
+		r := h.Do("PUT", immediate+"/disable", e.acme, nil).Expect(t, 200, "")
+		if m := r.Map(t); m["end_time"] != "2026-02-01T06:01:00Z" {
+			t.Fatalf("disabled %s", r.Body)
+		}
+		if got := e.published(); got != "reset 06:00:00..06:01:00" {
+			t.Fatalf("events %q", got)
+		}
+		if active, err := e.svc.ActiveImmediate(context.Background(), testkit.Start.Add(2*time.Minute)); err != nil || len(active) != 0 {
+			t.Fatalf("active %+v %v", active, err)
 		}
 	})
 }
@@ -348,6 +386,14 @@ func TestScheduledDispatch(t *testing.T) {
 		if l.String() != "bess_only:-2/nil@07:00:00(07:00)" {
 			t.Fatalf("grey read %s", l)
 		}
+		// A passive event reads as a bess_only target of 0 MW, which can be sent back as is.
+		h.Do("PUT", grey, e.acme, schedules(target(75*m, "control_mode", "passive"))).Expect(t, 200, "")
+		h.Do("GET", q(grey, "start_time", ts(75*m), "end_time", ts(90*m)), e.acmeRO, nil).Expect(t, 200, "").JSON(t, &l)
+		if l.String() != "bess_only:0/nil@07:15:00(07:15)" {
+			t.Fatalf("passive read %s", l)
+		}
+		h.Do("PUT", grey, e.acme, schedules(target(75*m, "control_mode", l.Schedules[0].ControlMode,
+			"bess_power_mw", *l.Schedules[0].BESSPowerMW))).Expect(t, 200, "")
 		// Green co-location charges through bess_and_poc with poc 0 only.
 		green := "/v1/assets/green/dispatch/scheduled"
 		h.Do("PUT", green, e.acme, schedules(target(time.Hour, "bess_power_mw", -1))).Expect(t, 422, "validation_failed")
@@ -512,6 +558,36 @@ func TestScheduleDispatchReport(t *testing.T) {
 		}
 		if id, _ := d["event_id"].(string); len(id) != 36 {
 			t.Errorf("event_id %v", d["event_id"])
+		}
+		// In the PoC modes the requested power is the point-of-connection
+		// target, as the effective power is; passive requests 0 MW.
+		bess, poc := -2.0, 1.5
+		pocOut := out
+		pocOut.AssetID, pocOut.ControlMode, pocOut.RequestedPowerMW, pocOut.PoCPowerMW = "grey", telemetry.BESSAndPoC, &bess, &poc
+		pocOut.Status, pocOut.EffectivePowerMW, pocOut.Reason = dispatch.Full, 1.5, ""
+		passive := pocOut
+		passive.SetTime, passive.ControlMode, passive.RequestedPowerMW, passive.PoCPowerMW, passive.EffectivePowerMW =
+			pocOut.SetTime.Add(time.Minute), telemetry.Passive, nil, nil, 0
+		if err := e.svc.RecordOutcomes(ctx, []dispatch.Outcome{pocOut, passive}); err != nil {
+			t.Fatal(err)
+		}
+		var greyRep struct {
+			Dispatches []map[string]any `json:"dispatches"`
+		}
+		h.Do("GET", q("/v1/assets/grey/reports/schedule/dispatches", "start_time", ts(15*m), "end_time", ts(30*m)), e.acmeReport, nil).
+			Expect(t, 200, "").JSON(t, &greyRep)
+		if len(greyRep.Dispatches) != 2 {
+			t.Fatalf("grey report %v", greyRep.Dispatches)
+		}
+		for i, want := range []map[string]any{
+			{"control_mode": "bess_and_poc", "set_power_mw": 1.5, "effective_set_power_mw": 1.5, "bess_power_mw": -2.0, "poc_power_mw": 1.5, "message": nil},
+			{"control_mode": "passive", "set_power_mw": 0.0, "effective_set_power_mw": 0.0, "bess_power_mw": nil, "poc_power_mw": nil},
+		} {
+			for k, w := range want {
+				if got := greyRep.Dispatches[i][k]; got != w {
+					t.Errorf("grey entry %d: %s = %v, want %v", i, k, got, w)
+				}
+			}
 		}
 		r = h.Do("GET", q(path, "start_time", ts(30*m), "end_time", ts(90*m)), e.acme, nil).Expect(t, 200, "")
 		if len(r.Map(t)["dispatches"].([]any)) != 0 {

@@ -95,7 +95,7 @@ func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate
 			return err
 		}
 		for _, old := range replaced {
-			cut, remove, _ := dispatch.Replacement(old, im.Start)
+			cut, remove := dispatch.Replacement(old, im.Start)
 			if remove {
 				_, err = tx.Exec(ctx, `DELETE FROM immediate_dispatches WHERE asset_id = $1 AND start_time = $2`, old.AssetID, old.Start)
 			} else {

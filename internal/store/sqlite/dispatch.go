@@ -89,7 +89,7 @@ func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate
 			return err
 		}
 		for _, old := range replaced {
-			cut, remove, _ := dispatch.Replacement(old, im.Start)
+			cut, remove := dispatch.Replacement(old, im.Start)
 			if remove {
 				_, err = tx.ExecContext(ctx, `DELETE FROM immediate_dispatches WHERE asset_id = ? AND start_time = ?`,
 					old.AssetID, sqlutil.Micros(old.Start))
