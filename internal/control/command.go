@@ -40,8 +40,11 @@ func (t Target) RequestedMW() float64 {
 
 // Inputs is everything that decides one asset's command at one second.
 type Inputs struct {
-	// RatedMW is the usable power capacity.
-	RatedMW float64
+	// RatedMW is the usable power capacity; GridConnectionMW the grid
+	// connection power (0 when not recorded), which bounds what the asset
+	// can deliver or draw whatever its battery could.
+	RatedMW          float64
+	GridConnectionMW float64
 	// Immediate is the power of the active immediate dispatch, nil when
 	// none is active.
 	Immediate *float64
@@ -81,12 +84,13 @@ type Decision struct {
 	Overridden bool
 }
 
-// Headroom is the wholesale headroom of in: rated power narrowed by the
-// power limits, nothing under unavailability or a full restriction, and
-// the reservations.
+// Headroom is the wholesale headroom of in: rated power (no more than
+// the grid connection) narrowed by the power limits, nothing under
+// unavailability or a full restriction, and the reservations.
 func Headroom(in Inputs) dispatch.Headroom {
+	available := in.availableMW()
 	h := dispatch.Headroom{
-		UpperMW: in.RatedMW, LowerMW: -in.RatedMW,
+		UpperMW: available, LowerMW: -available,
 		FCRReservedMW: in.FCRReservedMW, FCRBuffer: in.FCRBuffer,
 		AFRRReservedPosMW: in.AFRRReservedPosMW, AFRRReservedNegMW: in.AFRRReservedNegMW,
 	}
@@ -103,12 +107,23 @@ func Headroom(in Inputs) dispatch.Headroom {
 	return h
 }
 
+// availableMW is the most power the asset can move either way without
+// restrictions: its usable power capacity, or its grid connection when
+// that is smaller.
+func (in Inputs) availableMW() float64 {
+	if in.GridConnectionMW > 0 && in.GridConnectionMW < in.RatedMW {
+		return in.GridConnectionMW
+	}
+	return in.RatedMW
+}
+
 // Clip reasons of the schedule dispatch report.
 const (
-	ReasonUnavailable = "asset unavailable: clamped to 0 MW"
-	ReasonPowerLimit  = "capped by an active power limit"
-	ReasonRated       = "capped to the usable power capacity"
-	ReasonReserved    = "capped to the available power less reserved FCR (with the regulatory buffer) and aFRR capacity"
+	ReasonUnavailable    = "asset unavailable: clamped to 0 MW"
+	ReasonPowerLimit     = "capped by an active power limit"
+	ReasonRated          = "capped to the usable power capacity"
+	ReasonGridConnection = "capped to the grid connection power"
+	ReasonReserved       = "capped to the available power less reserved FCR (with the regulatory buffer) and aFRR capacity"
 )
 
 // Decide builds the asset's complete command. An active immediate
@@ -164,20 +179,27 @@ func Decide(in Inputs) Decision {
 }
 
 // clipReason names the tightest rule that cut the target: unavailability,
-// a power limit, the rated power, or the reservations.
+// the reservations, or on the side the target was cut a power limit, the
+// grid connection or the rated power.
 func clipReason(in Inputs, h dispatch.Headroom) string {
 	if in.Unavailable || in.FullyRestricted {
 		return ReasonUnavailable
 	}
+	requested := in.Target.RequestedMW()
 	bare := h
 	bare.FCRReservedMW, bare.AFRRReservedPosMW, bare.AFRRReservedNegMW = 0, 0, 0
-	if _, clipped := bare.Clip(in.Target.RequestedMW()); !clipped {
+	if _, clipped := bare.Clip(requested); !clipped {
 		return ReasonReserved
 	}
-	if (in.MaxPowerMW == nil || *in.MaxPowerMW >= in.RatedMW) && (in.MinPowerMW == nil || *in.MinPowerMW <= -in.RatedMW) {
-		return ReasonRated
+	available, reason := in.availableMW(), ReasonRated
+	if available < in.RatedMW {
+		reason = ReasonGridConnection
 	}
-	return ReasonPowerLimit
+	if requested > 0 && in.MaxPowerMW != nil && *in.MaxPowerMW < available ||
+		requested < 0 && in.MinPowerMW != nil && *in.MinPowerMW > -available {
+		return ReasonPowerLimit
+	}
+	return reason
 }
 
 // Outcome reasons of the schedule dispatch report.
@@ -190,13 +212,17 @@ const (
 )
 
 // Judge is the report status of a schedule event executed with decision
-// d: rejected while an immediate dispatch overrides the schedule, failed
-// when the battery may not be steered or the command did not reach it,
-// otherwise full or clipped by the headroom rule.
+// d, as document 1 defines them: rejected while an immediate dispatch
+// overrides the schedule or the asset is unavailable (a non-zero target
+// held at 0 MW), failed when the battery may not be steered or the
+// command did not reach it, otherwise full or clipped by the headroom
+// rule.
 func Judge(d Decision, control bool, sendErr error) (dispatch.Status, string) {
 	switch {
 	case d.Overridden:
 		return dispatch.Rejected, ReasonImmediateActive
+	case d.Clipped && d.Reason == ReasonUnavailable:
+		return dispatch.Rejected, ReasonUnavailable
 	case !control:
 		return dispatch.Failed, ReasonControlDisabled
 	case sendErr != nil:

@@ -39,6 +39,17 @@ func TestDecide(t *testing.T) {
 			mode: telemetry.BESSOnly, bess: -10, effective: -10, clipped: true, reason: ReasonRated},
 		{name: "power limit", in: with(func(in *Inputs) { in.Target = bessTarget(5); in.MaxPowerMW = f(2) }),
 			mode: telemetry.BESSOnly, bess: 2, effective: 2, clipped: true, reason: ReasonPowerLimit, limitsCarried: true},
+		// A limit on the other side does not explain the cut.
+		{name: "rated power despite a charging limit", in: with(func(in *Inputs) { in.Target = bessTarget(12); in.MinPowerMW = f(-1) }),
+			mode: telemetry.BESSOnly, bess: 10, effective: 10, clipped: true, reason: ReasonRated, limitsCarried: true},
+		{name: "grid connection below rated power", in: with(func(in *Inputs) { in.Target = bessTarget(-9); in.GridConnectionMW = 8 }),
+			mode: telemetry.BESSOnly, bess: -8, effective: -8, clipped: true, reason: ReasonGridConnection},
+		{name: "grid connection above rated power", in: with(func(in *Inputs) { in.Target = bessTarget(12); in.GridConnectionMW = 15 }),
+			mode: telemetry.BESSOnly, bess: 10, effective: 10, clipped: true, reason: ReasonRated},
+		{name: "power limit within the grid connection", in: with(func(in *Inputs) {
+			in.Target = bessTarget(9)
+			in.GridConnectionMW, in.MaxPowerMW = 8, f(6)
+		}), mode: telemetry.BESSOnly, bess: 6, effective: 6, clipped: true, reason: ReasonPowerLimit, limitsCarried: true},
 		{name: "power limit on charging", in: with(func(in *Inputs) { in.Target = bessTarget(-5); in.MinPowerMW = f(-1) }),
 			mode: telemetry.BESSOnly, bess: -1, effective: -1, clipped: true, reason: ReasonPowerLimit, limitsCarried: true},
 		{name: "unavailable", in: with(func(in *Inputs) { in.Target = bessTarget(5); in.Unavailable = true }),
@@ -113,6 +124,7 @@ func TestJudge(t *testing.T) {
 	}{
 		{"full", Decision{}, true, nil, dispatch.Full, ""},
 		{"clipped", Decision{Clipped: true, Reason: ReasonReserved}, true, nil, dispatch.Clipped, ReasonReserved},
+		{"unavailable", Decision{Clipped: true, Reason: ReasonUnavailable}, true, nil, dispatch.Rejected, ReasonUnavailable},
 		{"rejected under immediate", Decision{Overridden: true}, true, nil, dispatch.Rejected, ReasonImmediateActive},
 		{"rejected wins over disabled control", Decision{Overridden: true}, false, nil, dispatch.Rejected, ReasonImmediateActive},
 		{"control disabled", Decision{Clipped: true}, false, nil, dispatch.Failed, ReasonControlDisabled},

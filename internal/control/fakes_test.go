@@ -19,6 +19,7 @@ type fakePlan struct {
 	immediate []dispatch.Immediate
 	outcomes  map[string]dispatch.Outcome // by asset and set time
 	calls     int                         // RecordOutcomes calls
+	fail      error                       // RecordOutcomes fails with it when set
 }
 
 func newFakePlan() *fakePlan { return &fakePlan{outcomes: map[string]dispatch.Outcome{}} }
@@ -81,6 +82,9 @@ func (p *fakePlan) RecordOutcomes(_ context.Context, outcomes []dispatch.Outcome
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls++
+	if p.fail != nil {
+		return p.fail
+	}
 	for _, o := range outcomes {
 		p.outcomes[o.AssetID+"@"+o.SetTime.Format(time.RFC3339)] = o
 	}

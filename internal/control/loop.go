@@ -92,6 +92,9 @@ const (
 	// read again within a quarter-hour (they change at clearing and until
 	// the schedule's gate).
 	slowRefresh = time.Minute
+	// maxUnrecorded bounds the outcomes kept for a retry while the
+	// dispatch store refuses them.
+	maxUnrecorded = 100_000
 )
 
 // unit is the loop's state of one controlled asset.
@@ -99,9 +102,10 @@ type unit struct {
 	asset     assets.Asset
 	cfg       simulator.Config
 	target    Target
-	control   bool // the last command sent was ours (not released)
+	control   bool // a command of ours is in force (not yet handed back)
 	grid      simulator.GridSignals
-	curtailed bool // a curtailment record is open
+	curtailed bool       // a curtailment record is open
+	bounds    [2]float64 // its max_curtailment and min_curtailment
 }
 
 // awardCache holds the slower inputs of one quarter-hour.
@@ -126,6 +130,7 @@ type Loop struct {
 	parent      map[string]string // virtual asset id -> physical id
 	last        time.Time         // the last second processed; zero before the first run
 	needRestore bool
+	unrecorded  []dispatch.Outcome // outcomes a failed RecordOutcomes left to retry
 	assetsAt    time.Time
 	awards      awardCache
 	freqPeriod  time.Time
@@ -192,10 +197,8 @@ func (l *Loop) Run(ctx context.Context, due time.Time) (err error) {
 		// and a restore on the next run (another instance may step the
 		// batteries meanwhile).
 		bg := context.WithoutCancel(ctx)
-		if len(outcomes) > 0 {
-			if rerr := l.o.Plan.RecordOutcomes(bg, outcomes); rerr != nil {
-				err = errors.Join(err, fmt.Errorf("control: record outcomes: %w", rerr))
-			}
+		if rerr := l.recordOutcomes(bg, outcomes); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("control: record outcomes: %w", rerr))
 		}
 		if ctx.Err() != nil {
 			l.needRestore = true
@@ -246,6 +249,29 @@ func (l *Loop) Run(ctx context.Context, due time.Time) (err error) {
 		l.last = t
 	}
 	return nil
+}
+
+// recordOutcomes reports the outcomes of a run together with those an
+// earlier run could not report: the seconds they belong to are done and
+// will not be processed again, so a failed write is retried with the next
+// run's instead of being lost (RecordOutcomes is idempotent). At most
+// maxUnrecorded wait; beyond that the oldest are dropped.
+func (l *Loop) recordOutcomes(ctx context.Context, outcomes []dispatch.Outcome) error {
+	all := append(l.unrecorded, outcomes...)
+	if len(all) == 0 {
+		return nil
+	}
+	err := l.o.Plan.RecordOutcomes(ctx, all)
+	if err == nil {
+		l.unrecorded = nil
+		return nil
+	}
+	if drop := len(all) - maxUnrecorded; drop > 0 {
+		l.log.Error("control: schedule outcomes dropped", "count", drop)
+		all = all[drop:]
+	}
+	l.unrecorded = all
+	return err
 }
 
 // detectGap restores the batteries when another instance stepped them
@@ -304,7 +330,9 @@ func (l *Loop) restore(ctx context.Context, u *unit, after time.Time) (time.Time
 		return time.Time{}, err
 	}
 	// A curtailment the snapshot shows was recorded by whoever took it.
-	u.curtailed = m.ExportCurtailmentDSO > 0 || m.ImportCurtailmentDSO > 0
+	g := simulator.GridSignals{ExportCurtailmentPct: m.ExportCurtailmentDSO, ImportCurtailmentPct: m.ImportCurtailmentDSO}
+	u.curtailed = curtailed(g)
+	u.bounds[0], u.bounds[1] = curtailmentBounds(u.cfg, g)
 	return m.Timestamp, nil
 }
 
@@ -335,8 +363,8 @@ func (l *Loop) skip(ctx context.Context, from time.Time) ([]dispatch.Outcome, er
 	}
 	out := make([]dispatch.Outcome, 0, len(events))
 	for _, e := range events {
-		out = append(out, outcome(e, 0, dispatch.Unknown, ReasonSkipped, from))
-		l.outcomes.WithLabelValues(string(dispatch.Unknown)).Inc()
+		out = append(out, outcome(e, 0, dispatch.Failed, ReasonSkipped, from))
+		l.outcomes.WithLabelValues(string(dispatch.Failed)).Inc()
 	}
 	l.o.Simulator.Tick(from)
 	l.last = from
@@ -594,12 +622,13 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 		l.curtail(ctx, u, t)
 		in := Inputs{
 			RatedMW:           u.cfg.PowerCapacityMW,
+			GridConnectionMW:  u.cfg.GridConnectionMW,
 			Target:            u.target,
 			NextMW:            l.awards.next[id],
 			FCRReservedMW:     l.awards.fcr[id],
 			AFRRReservedPosMW: l.awards.afrrPos[id],
 			AFRRReservedNegMW: l.awards.afrrNeg[id],
-			AFRRSetpointMW:    l.awards.activated[id] * activationProfile(t),
+			AFRRSetpointMW:    AFRRSetpoint(l.awards.activated[id], l.awards.afrrPos[id], l.awards.afrrNeg[id], t),
 			FCRBuffer:         l.o.FCRBuffer,
 		}
 		if p, ok := override[id]; ok {
@@ -615,8 +644,12 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 		var sendErr error
 		switch {
 		case control:
-			sendErr = l.o.Simulator.Send(ctx, id, d.Command)
-			u.control = sendErr == nil
+			// A refused command leaves the previous one in force (the
+			// adapter's contract), so a battery steered before stays ours
+			// until it is handed back.
+			if sendErr = l.o.Simulator.Send(ctx, id, d.Command); sendErr == nil {
+				u.control = true
+			}
 		case u.control:
 			// Control was withdrawn: hand the battery back to passive once.
 			if err := l.o.Simulator.Send(ctx, id, telemetry.Command{ControlMode: telemetry.Passive}); err == nil {
@@ -628,8 +661,10 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 		}
 		if e, ok := due[id]; ok {
 			status, reason := Judge(d, control, sendErr)
+			// A rejected or failed target moved nothing: its effective
+			// power is 0, not the immediate dispatch's.
 			effective := d.EffectiveMW
-			if status == dispatch.Failed {
+			if status == dispatch.Failed || status == dispatch.Rejected {
 				effective = 0
 			}
 			outcomes = append(outcomes, outcome(e, effective, status, reason, t))
@@ -655,10 +690,13 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 	return outcomes, nil
 }
 
-// curtail applies the DSO's signals to the asset and opens or closes its
-// curtailment record when the point of connection's curtailment starts
-// or ends. A record already open (or already closed) is fine: another
-// instance may have written it.
+// curtail applies the DSO's signals to the asset and keeps its
+// curtailment records in line: one is opened when the point of
+// connection's curtailment starts, closed when it ends, and replaced
+// (closed and a new one opened) when the DSO changes how much it
+// curtails, so that each record's bounds are the ones that held. A record
+// already open (or already closed) is fine: another instance may have
+// written it.
 func (l *Loop) curtail(ctx context.Context, u *unit, t time.Time) {
 	g := Curtailment(l.o.Seed, u.asset.ID, u.cfg.PVActive, t)
 	if g != u.grid {
@@ -669,21 +707,25 @@ func (l *Loop) curtail(ctx context.Context, u *unit, t time.Time) {
 		u.grid = g
 	}
 	on := curtailed(g)
-	if on == u.curtailed {
-		return
-	}
-	var err error
+	var bounds [2]float64
 	if on {
-		maxMW, minMW := curtailmentBounds(u.cfg, g)
-		if _, err = l.o.Curtailments.OpenCurtailment(ctx, u.asset.ID, maxMW, minMW); errs.Is(err, errs.Conflict) {
-			err = nil
-		}
-	} else if _, err = l.o.Curtailments.CloseCurtailment(ctx, u.asset.ID); errs.Is(err, errs.NotFound) {
-		err = nil
+		bounds[0], bounds[1] = curtailmentBounds(u.cfg, g)
 	}
-	if err != nil {
-		l.log.Warn("control: curtailment record", "asset", u.asset.ID, "error", err)
+	if on == u.curtailed && (!on || bounds == u.bounds) {
 		return
 	}
-	u.curtailed = on
+	if u.curtailed {
+		if _, err := l.o.Curtailments.CloseCurtailment(ctx, u.asset.ID); err != nil && !errs.Is(err, errs.NotFound) {
+			l.log.Warn("control: curtailment record", "asset", u.asset.ID, "error", err)
+			return
+		}
+		u.curtailed = false
+	}
+	if on {
+		if _, err := l.o.Curtailments.OpenCurtailment(ctx, u.asset.ID, bounds[0], bounds[1]); err != nil && !errs.Is(err, errs.Conflict) {
+			l.log.Warn("control: curtailment record", "asset", u.asset.ID, "error", err)
+			return
+		}
+		u.curtailed, u.bounds = true, bounds
+	}
 }

@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -196,6 +197,36 @@ func TestScheduleMovesSoCAndResetsAtBlockStart(t *testing.T) {
 	})
 }
 
+// The loop runs on UTC quarter-hours: the Europe/Berlin clock changes
+// (02:00 CET -> 03:00 CEST at 01:00 UTC, 03:00 CEST -> 02:00 CET at 01:00
+// UTC) neither move the block-start reset nor drop or repeat a second.
+func TestClockChangeNights(t *testing.T) {
+	for _, change := range []time.Time{
+		time.Date(2026, 3, 29, 1, 0, 0, 0, time.UTC),
+		time.Date(2026, 10, 25, 1, 0, 0, 0, time.UTC),
+	} {
+		t.Run(change.Format("2006-01-02"), func(t *testing.T) {
+			e := newEnv(t, testkit.OpenSQLite(t), nil)
+			e.plan.schedule("acme", "bess-1", change.Add(-10*time.Minute), 3)
+			l := e.loop()
+			e.run(l, change.Add(-4*time.Minute))
+			e.run(l, change.Add(-sec(1)))
+			near(t, "target before the block start", e.state("bess-1").BatteryPowerActualAC, 3)
+			e.run(l, change.Add(sec(1)))
+			near(t, "reset at the UTC block start", e.state("bess-1").BatteryPowerActualAC, 0)
+			points := e.rec.points("bess-1")
+			for i := 1; i < len(points); i++ {
+				if d := points[i].Timestamp.Sub(points[i-1].Timestamp); d != time.Second {
+					t.Fatalf("points %v apart at %v", d, points[i].Timestamp)
+				}
+			}
+			if f := e.state("bess-1").Frequency; !(f > 49 && f < 51) {
+				t.Fatalf("frequency %v", f)
+			}
+		})
+	}
+}
+
 func TestRampAndDispatch15(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := newEnv(t, b, func(a *assets.Asset) { a.MaxPosRampRateMWPerSec, a.MinNegRampRateMWPerSec = f(1), f(2) })
@@ -224,7 +255,10 @@ func TestImmediateDispatchOverridesAndIgnoresUnavailability(t *testing.T) {
 		e.run(l, t0.Add(time.Minute+sec(40)))
 		m := e.state("bess-1")
 		near(t, "immediate power despite the unavailability", m.BatteryPowerActualAC, -6)
-		if o := e.outcome("bess-1", t0.Add(time.Minute+sec(30))); o.Status != dispatch.Rejected || o.Reason != ReasonImmediateActive {
+		// The rejected target moved nothing: 0 MW effective, not the
+		// immediate dispatch's power.
+		if o := e.outcome("bess-1", t0.Add(time.Minute+sec(30))); o.Status != dispatch.Rejected || o.Reason != ReasonImmediateActive ||
+			o.EffectivePowerMW != 0 {
 			t.Fatalf("outcome %+v", o)
 		}
 		// At its end the scheduled power applies again, under the
@@ -247,7 +281,7 @@ func TestRestrictionsClipTargets(t *testing.T) {
 		l := e.loop()
 		e.run(l, t0.Add(time.Minute+sec(10)))
 		near(t, "unavailable", e.state("bess-1").BatteryPowerActualAC, 0)
-		if o := e.outcome("bess-1", t0.Add(time.Minute+sec(10))); o.Status != dispatch.Clipped || o.EffectivePowerMW != 0 || o.Reason != ReasonUnavailable {
+		if o := e.outcome("bess-1", t0.Add(time.Minute+sec(10))); o.Status != dispatch.Rejected || o.EffectivePowerMW != 0 || o.Reason != ReasonUnavailable {
 			t.Fatalf("outcome %+v", o)
 		}
 		// The unavailability ends: the target stays, now unclipped.
@@ -322,7 +356,8 @@ func TestAFRRActivationMovesBattery(t *testing.T) {
 		at := qh.Add(5 * time.Minute)
 		e.run(l, at)
 		m := e.state("bess-1")
-		want := sign * math.Floor(5*clearing.ActivationShare*1000) / 1000 * activationProfile(at)
+		activated := sign * math.Floor(5*clearing.ActivationShare*1000) / 1000
+		want := AFRRSetpoint(activated, 5, 5, at)
 		near(t, "afrr_setpoint", m.AFRRSetpoint, want)
 		near(t, "afrr_power_actual", m.AFRRPowerActual, want)
 		near(t, "battery power", m.BatteryPowerActualAC, want)
@@ -335,7 +370,7 @@ func TestAFRRActivationMovesBattery(t *testing.T) {
 	})
 }
 
-func TestControlDisabledAndUnknownOutcomes(t *testing.T) {
+func TestControlDisabledAndSkippedOutcomes(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := newEnv(t, b, nil)
 		e.addAsset("bess-2", func(a *assets.Asset) { a.ControlEnabled = false })
@@ -352,7 +387,7 @@ func TestControlDisabledAndUnknownOutcomes(t *testing.T) {
 		// Beyond the catch-up window: the event at +100 s was never
 		// executed, but its target is in force after the skip.
 		e.run(l, t0.Add(sec(850)))
-		if o := e.outcome("bess-1", t0.Add(sec(100))); o.Status != dispatch.Unknown {
+		if o := e.outcome("bess-1", t0.Add(sec(100))); o.Status != dispatch.Failed || o.Reason != ReasonSkipped {
 			t.Fatalf("outcome %+v", o)
 		}
 		if o := e.outcome("ghost", t0.Add(sec(800))); o.Status != dispatch.Failed || o.Reason != ReasonNotControlled {
@@ -366,6 +401,47 @@ func TestControlDisabledAndUnknownOutcomes(t *testing.T) {
 		// longer steps under the command last sent (none: passive), the
 		// target of +100 s applies from +550 s.
 		near(t, "SoC over the skip", e.state("bess-1").AvailableDischargeEnergy, 10-3*300.0/3600)
+	})
+}
+
+func TestOutcomesRetriedAfterAFailedWrite(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := newEnv(t, b, nil)
+		e.plan.schedule("acme", "bess-1", t0.Add(sec(5)), 3)
+		l := e.loop()
+		e.run(l, t0)
+		e.plan.mu.Lock()
+		e.plan.fail = errors.New("store unavailable")
+		e.plan.mu.Unlock()
+		e.clk.Set(t0.Add(sec(5)))
+		if err := l.Run(e.ctx, t0.Add(sec(5))); err == nil {
+			t.Fatal("failed write not reported")
+		}
+		e.plan.mu.Lock()
+		e.plan.fail = nil
+		e.plan.mu.Unlock()
+		// The second is done (not processed again), but its outcome is
+		// reported with the next run.
+		e.run(l, t0.Add(sec(6)))
+		if o := e.outcome("bess-1", t0.Add(sec(5))); o.Status != dispatch.Full || o.EffectivePowerMW != 3 {
+			t.Fatalf("outcome %+v", o)
+		}
+		if n := len(e.rec.points("bess-1")); n != 7 {
+			t.Fatalf("%d points, want 7", n)
+		}
+	})
+}
+
+func TestGridConnectionCapsTargets(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := newEnv(t, b, func(a *assets.Asset) { a.GridConnectionPowerMW = f(8) })
+		e.plan.schedule("acme", "bess-1", t0.Add(sec(1)), 9)
+		l := e.loop()
+		e.run(l, t0.Add(sec(1)))
+		near(t, "battery power", e.state("bess-1").BatteryPowerActualAC, 8)
+		if o := e.outcome("bess-1", t0.Add(sec(1))); o.Status != dispatch.Clipped || o.EffectivePowerMW != 8 || o.Reason != ReasonGridConnection {
+			t.Fatalf("outcome %+v", o)
+		}
 	})
 }
 
@@ -459,6 +535,57 @@ func TestCurtailmentRecords(t *testing.T) {
 	})
 }
 
+func TestCurtailmentRecordReplacedWhenTheLevelChanges(t *testing.T) {
+	// A seed under which pv-1's curtailment changes level while it lasts
+	// (its midday PV episode meets another episode).
+	day := t0.Truncate(24 * time.Hour)
+	var seed uint64
+	var change time.Time
+	for s := uint64(1); s < 20000 && change.IsZero(); s++ {
+		prev := Curtailment(s, "pv-1", true, day)
+		for m := 1; m < 1440; m++ {
+			at := day.Add(time.Duration(m) * time.Minute)
+			g := Curtailment(s, "pv-1", true, at)
+			if curtailed(prev) && curtailed(g) && g != prev {
+				seed, change = s, at
+				break
+			}
+			prev = g
+		}
+	}
+	if change.IsZero() {
+		t.Fatal("no seed found")
+	}
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := newEnv(t, b, nil)
+		e.seed = seed
+		e.addAsset("pv-1", func(a *assets.Asset) { a.PVActive = true })
+		l := e.loop()
+		e.run(l, change.Add(-sec(1)))
+		e.run(l, change.Add(sec(1)))
+		list, err := e.restr.Curtailments(e.ctx, auth.Visibility{All: true}, "pv-1", restrictions.Window{}, restrictions.ByStart, restrictions.Asc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 2 || list[0].End == nil || list[1].End != nil || !list[1].Start.Equal(*list[0].End) {
+			t.Fatalf("curtailments %+v", list)
+		}
+		cfg := simulator.ConfigFromAsset(func() assets.Asset {
+			a, err := e.assets.Get(e.ctx, auth.Visibility{All: true}, "pv-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}())
+		for i, at := range []time.Time{change.Add(-sec(1)), change} {
+			maxMW, minMW := curtailmentBounds(cfg, Curtailment(seed, "pv-1", true, at))
+			if list[i].MaxCurtailment != maxMW || list[i].MinCurtailment != minMW {
+				t.Fatalf("record %d: %v / %v, want %v / %v", i, list[i].MaxCurtailment, list[i].MinCurtailment, maxMW, minMW)
+			}
+		}
+	})
+}
+
 func TestEnergyLimitAndPoCTarget(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := newEnv(t, b, nil)
@@ -530,6 +657,32 @@ func TestAssetRefreshAndControlWithdrawn(t *testing.T) {
 		if n := len(e.rec.points("bess-2")); n != 20 {
 			t.Fatalf("deleted asset reported %d points, want 20", n)
 		}
+	})
+}
+
+func TestBatteryHandedBackAfterARefusedCommand(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := newEnv(t, b, nil)
+		e.plan.schedule("acme", "bess-1", t0.Add(sec(1)), 5)
+		l := e.loop()
+		e.run(l, t0.Add(sec(1)))
+		near(t, "steered", e.state("bess-1").BatteryPowerActualAC, 5)
+		// A next-block target the adapter refuses (not finite): from the
+		// next awards refresh every command is refused and the previous
+		// one stays in force.
+		e.plan.schedule("acme", "bess-1", t0.Add(calendar.PeriodLength), math.Inf(1))
+		e.run(l, t0.Add(sec(70)))
+		m := e.state("bess-1")
+		near(t, "previous command in force", m.BatteryPowerActualAC, 5)
+		near(t, "dispatch15_setpoint of the last accepted command", m.Dispatch15Setpoint, 0)
+		// Control withdrawn: the battery must still be handed back.
+		if _, err := e.assets.Update(e.ctx, auth.Visibility{All: true}, "bess-1", assets.Update{BESSControlEnabled: assets.Set(false)}); err != nil {
+			t.Fatal(err)
+		}
+		e.run(l, t0.Add(sec(90)))
+		m = e.state("bess-1")
+		near(t, "handed back", m.BatteryPowerActualAC, 0)
+		near(t, "passive", m.ControlMode, 0)
 	})
 }
 

@@ -75,7 +75,8 @@ type Command struct {
 }
 
 // Validate rejects commands no asset could execute: unknown modes,
-// non-finite numbers, negative reservations, crossed limits.
+// non-finite numbers, negative reservations, crossed power or energy
+// limits, a PoC mode without its PoC target.
 func (c Command) Validate() error {
 	var v errs.Validation
 	if c.ControlMode.Code() < 0 {
@@ -115,6 +116,9 @@ func (c Command) Validate() error {
 	}
 	if c.MaxEnergyMWh != nil {
 		finite("command.max_energy_mwh", *c.MaxEnergyMWh)
+	}
+	if c.MinEnergyMWh != nil && c.MaxEnergyMWh != nil && *c.MinEnergyMWh > *c.MaxEnergyMWh {
+		v.Add("command.min_energy_mwh", "must not exceed max_energy_mwh", *c.MinEnergyMWh)
 	}
 	needsPoC := c.ControlMode == BESSAndPoC || c.ControlMode == PoCOnly
 	if needsPoC && c.PoCPowerMW == nil {

@@ -33,6 +33,7 @@ func TestCommandValidate(t *testing.T) {
 		{"NaN PoC", Command{ControlMode: PoCOnly, PoCPowerMW: f(math.NaN())}, false},
 		{"energy window", Command{ControlMode: BESSOnly, MinEnergyMWh: f(2), MaxEnergyMWh: f(8)}, true},
 		{"empty energy window", Command{ControlMode: BESSOnly, MinEnergyMWh: f(5), MaxEnergyMWh: f(5)}, true},
+		{"crossed energy limits", Command{ControlMode: BESSOnly, MinEnergyMWh: f(6), MaxEnergyMWh: f(5)}, false},
 		{"infinite energy bound", Command{ControlMode: BESSOnly, MaxEnergyMWh: f(math.Inf(1))}, false},
 	}
 	for _, tc := range tests {

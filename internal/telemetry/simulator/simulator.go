@@ -110,25 +110,6 @@ func (s *Simulator) Restore(assetID string, st State) error {
 	return nil
 }
 
-// Has reports whether the asset is simulated.
-func (s *Simulator) Has(assetID string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.batteries[assetID]
-	return ok
-}
-
-// IDs returns the simulated assets' ids in no particular order.
-func (s *Simulator) IDs() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ids := make([]string, 0, len(s.batteries))
-	for id := range s.batteries {
-		ids = append(ids, id)
-	}
-	return ids
-}
-
 // Remove stops simulating an asset; removing an unknown asset is a no-op
 // so deletions can be replayed.
 func (s *Simulator) Remove(assetID string) {

@@ -243,16 +243,10 @@ func BenchmarkTick1000Assets(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/asset-tick")
 }
 
-func TestSimulatorUpdateRestoreHasIDs(t *testing.T) {
+func TestSimulatorUpdateRestore(t *testing.T) {
 	s := New(1)
 	if err := s.Add(cfg(), start); err != nil {
 		t.Fatal(err)
-	}
-	if !s.Has("a1") || s.Has("a2") {
-		t.Fatal("Has is wrong")
-	}
-	if ids := s.IDs(); len(ids) != 1 || ids[0] != "a1" {
-		t.Fatalf("IDs = %v", ids)
 	}
 	c := cfg()
 	c.PowerCapacityMW = 4
