@@ -247,18 +247,21 @@ func (r *Recorder) collect(out []Chunk, a *assetHistory) []Chunk {
 // Flush writes every chunk holding unwritten rows and forgets all
 // assets, so that a recorder used again (after a lease came back)
 // continues from what the store holds. Call it at shutdown and on lease
-// loss.
+// loss. It forgets them even when the write fails (a lease is often lost
+// because the database is): another instance may record those windows
+// meanwhile, and rows kept here would later overwrite its chunks; the
+// unwritten tail is lost instead, as in a crash.
 func (r *Recorder) Flush(ctx context.Context) error {
 	var out []Chunk
 	for _, a := range r.assets {
 		out = r.collect(out, a)
 	}
+	r.assets = map[string]*assetHistory{}
 	if len(out) > 0 {
 		if err := r.store.PutChunks(ctx, out); err != nil {
 			return fmt.Errorf("write telemetry chunks: %w", err)
 		}
 	}
-	r.assets = map[string]*assetHistory{}
 	return nil
 }
 
@@ -406,6 +409,12 @@ func rows(chunks []Chunk, cols []int, lo, hi int64, fn func(b chunk.Block, i, j 
 	return nil
 }
 
+// reported reports whether a stored value is a reading the API can
+// show: NaN is an absent point, and ±Inf (an adapter's overflow, which the
+// chunk keeps exactly) is no JSON number and would poison a bucket's
+// mean, so it reads as absent too.
+func reported(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
 func rawSeries(chunks []Chunk, cols []int, from, to time.Time) (map[int][]Point, error) {
 	lo, hi := msBounds(from, to)
 	out := map[int][]Point{}
@@ -417,7 +426,7 @@ func rawSeries(chunks []Chunk, cols []int, from, to time.Time) (map[int][]Point,
 			}
 			s := out[col]
 			for k := i; k < j; k++ {
-				if !math.IsNaN(values[k]) {
+				if reported(values[k]) {
 					s = append(s, Point{Timestamp: time.UnixMilli(b.Times[k]).UTC(), Value: values[k]})
 				}
 			}
@@ -450,7 +459,7 @@ func downsampled(chunks []Chunk, cols []int, from, to time.Time, maxPoints int) 
 			a := accs[col]
 			for k := i; k < j; k++ {
 				v := values[k]
-				if math.IsNaN(v) {
+				if !reported(v) {
 					continue
 				}
 				bucket := int((b.Times[k]*int64(time.Millisecond) - fromNs) / int64(width))

@@ -239,6 +239,36 @@ func TestRecorderRetriesFailedWrite(t *testing.T) {
 	}
 }
 
+// Lease lost while the database is failing: A's Flush fails, B records
+// the window meanwhile, then A gets the lease back. A continues from the
+// store (B's rows) instead of overwriting them with what it held.
+func TestRecorderFlushFailureForgets(t *testing.T) {
+	ctx := context.Background()
+	base := testkit.OpenSQLite(t).Telemetry()
+	cs := &countingStore{Store: base}
+	a := telemetry.NewRecorder(cs, telemetry.RecorderOptions{})
+	assets := map[string]bool{"bess": false}
+	record(t, a, 0, 100, assets)
+	cs.fail = true
+	if err := a.Flush(ctx); err == nil {
+		t.Fatal("flush into a failing store succeeded")
+	}
+	cs.fail = false
+	b := telemetry.NewRecorder(base, telemetry.RecorderOptions{})
+	record(t, b, 100, 300, assets)
+	if err := b.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	record(t, a, 300, 400, assets)
+	if err := a.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := telemetry.NewHistoryReader(base).History(ctx, "bess", at(100), at(400), []string{"frequency"}, 0)
+	if err != nil || len(got["frequency"]) != 300 {
+		t.Fatalf("%d points of [100 s, 400 s) %v", len(got["frequency"]), err)
+	}
+}
+
 // Failover: instance A records and dies without flushing; B takes over a
 // few seconds later, re-sent snapshots included. B continues A's stored
 // chunk: no duplicate, no hole beyond A's unflushed tail.

@@ -39,7 +39,7 @@ type Store interface {
 	// Chunks returns the asset's chunks overlapping [from, to), ordered
 	// by start.
 	Chunks(ctx context.Context, assetID string, from, to time.Time) ([]Chunk, error)
-	// PruneChunks deletes the chunks that ended at or before t and
+	// PruneChunks deletes the chunks that ended at or before before and
 	// returns how many.
 	PruneChunks(ctx context.Context, before time.Time) (int, error)
 }
@@ -55,7 +55,8 @@ type Point struct {
 // names (canonical or deprecated alias, already validated; empty means
 // every measurement, aliases included); the result is keyed by the names
 // asked for, and a measurement without any point in the window is left
-// out. maxPoints 0 returns every stored point; otherwise the window is cut
+// out; a stored value that is not a finite number (NaN, ±Inf) is no point.
+// maxPoints 0 returns every stored point; otherwise the window is cut
 // into at most maxPoints equal buckets and each bucket with data yields one
 // aggregated point stamped with the bucket's start.
 type HistoryReader interface {

@@ -23,10 +23,12 @@ const (
 	// DownsampledPoints is about how many points per measurement a
 	// downsampled history returns.
 	DownsampledPoints = 200
-	// PlannedWindow is the longest planned-state window: a week holds
-	// every plan (schedules reach the end of the next UTC day, capacity
-	// bids open 7 days ahead) without unbounded responses.
-	PlannedWindow = 7 * 24 * time.Hour
+	// PlannedWindow is the longest planned-state window: one window from
+	// now reaches everything that can be planned (schedules reach the end
+	// of the next UTC day; a capacity bid placed when its market opens, at
+	// D-7 10:00 local, ends with delivery day D, up to 7 days 15 hours
+	// ahead across a clock change) without unbounded responses.
+	PlannedWindow = 8 * 24 * time.Hour
 )
 
 // checkWindow validates a required [start, end) query window: both given,
@@ -105,6 +107,6 @@ func ParsePointNames(v *errs.Validation, params []string) []string {
 // checkPlannedWindow validates a planned-state window at now.
 func checkPlannedWindow(start, end, now time.Time) error {
 	var v errs.Validation
-	checkWindow(&v, start, end, now, PlannedWindow, "the window is at most 7 days")
+	checkWindow(&v, start, end, now, PlannedWindow, "the window is at most 8 days")
 	return v.Err()
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"atcp/internal/errs"
+	"atcp/internal/markets/calendar"
 )
 
 var now = time.Date(2026, 3, 29, 12, 0, 0, 0, time.UTC)
@@ -70,8 +71,8 @@ func TestPlannedWindow(t *testing.T) {
 		wantErr    []string
 	}{
 		{"a day ahead", now, now.Add(24 * time.Hour), nil},
-		{"seven days", now, now.Add(PlannedWindow), nil},
-		{"longer", now, now.Add(PlannedWindow + time.Second), []string{"query.end_time=2026-04-05T12:00:01Z"}},
+		{"eight days", now, now.Add(PlannedWindow), nil},
+		{"longer", now, now.Add(PlannedWindow + time.Second), []string{"query.end_time=2026-04-06T12:00:01Z"}},
 		{"30 days back", now.Add(-HistoryReach), now.Add(-HistoryReach + time.Hour), nil},
 		{"older", now.Add(-HistoryReach - time.Minute), now, []string{"query.start_time=2026-02-27T11:59:00Z", "query.end_time=2026-03-29T12:00:00Z"}},
 		{"reversed", now, now.Add(-time.Hour), []string{"query.end_time=2026-03-29T11:00:00Z"}},
@@ -81,6 +82,26 @@ func TestPlannedWindow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := fields(checkPlannedWindow(tc.start, tc.end, now)); !slices.Equal(got, tc.wantErr) {
 				t.Fatalf("errors %v, want %v", got, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestPlannedWindowReachesEveryBid: from the instant a delivery day's
+// capacity auctions open (aFRR at D-7 10:00 local, the earlier of the
+// two), one planned-state window reaches the end of that day, the
+// clock-change days included.
+func TestPlannedWindowReachesEveryBid(t *testing.T) {
+	for _, day := range []string{"2026-02-01", "2026-03-29", "2026-03-30", "2026-10-25", "2026-10-26", "2026-06-15"} {
+		t.Run(day, func(t *testing.T) {
+			d, err := calendar.ParseDay(day)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, opens := range []time.Time{calendar.AFRRCapacityWindow(d).Opens, calendar.FCRWindow(d).Opens} {
+				if err := checkPlannedWindow(opens, d.Span().End, opens); err != nil {
+					t.Fatalf("from %s to %s: %v", opens, d.Span().End, err)
+				}
 			}
 		})
 	}

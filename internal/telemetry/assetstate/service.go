@@ -171,7 +171,9 @@ func (s *Service) State(ctx context.Context, v auth.Visibility, assetID string) 
 	out := make(State, len(pointNames)+len(telemetry.Aliases))
 	for i, name := range pointNames {
 		x := values[i]
-		if math.IsNaN(x) || !w.shows(name) {
+		// NaN is an absent point; ±Inf, a reading no JSON number can
+		// carry, is shown as absent too (history does the same).
+		if math.IsNaN(x) || math.IsInf(x, 0) || !w.shows(name) {
 			continue
 		}
 		if name == "asset_status" && restricted {

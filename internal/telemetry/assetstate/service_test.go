@@ -456,8 +456,8 @@ func TestPlanned(t *testing.T) {
 		if _, err := e.svc.Planned(ctx, acme, "other", start, end); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("other organisation: %v", err)
 		}
-		if _, err := e.svc.Planned(ctx, acme, "solo", start, start.Add(8*24*h)); !errs.Is(err, errs.Invalid) {
-			t.Fatalf("8 days: %v", err)
+		if _, err := e.svc.Planned(ctx, acme, "solo", start, start.Add(assetstate.PlannedWindow+time.Second)); !errs.Is(err, errs.Invalid) {
+			t.Fatalf("beyond PlannedWindow: %v", err)
 		}
 	})
 }

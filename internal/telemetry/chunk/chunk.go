@@ -249,8 +249,8 @@ var (
 	readerPool = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
 )
 
-// Info is what a chunk's header says.
-type Info struct {
+// headerInfo is what a chunk's header says.
+type headerInfo struct {
 	Points, Columns int
 }
 
@@ -320,12 +320,6 @@ func DecodeInto(dst *Block, data []byte, cols []int) error {
 	return nil
 }
 
-// ReadInfo reads a chunk's header only.
-func ReadInfo(data []byte) (Info, error) {
-	d := decoder{src: data}
-	return d.header()
-}
-
 type decoder struct {
 	src      []byte
 	inflated *bytes.Buffer
@@ -340,26 +334,26 @@ func (d *decoder) uvarint() (uint64, error) {
 	return v, nil
 }
 
-func (d *decoder) header() (Info, error) {
+func (d *decoder) header() (headerInfo, error) {
 	if len(d.src) == 0 {
-		return Info{}, corrupt("empty")
+		return headerInfo{}, corrupt("empty")
 	}
 	if d.src[0] != Version {
-		return Info{}, corrupt("version %d", d.src[0])
+		return headerInfo{}, corrupt("version %d", d.src[0])
 	}
 	d.src = d.src[1:]
 	n, err := d.uvarint()
 	if err != nil {
-		return Info{}, err
+		return headerInfo{}, err
 	}
 	c, err := d.uvarint()
 	if err != nil {
-		return Info{}, err
+		return headerInfo{}, err
 	}
 	if n > MaxPoints || c > MaxColumns {
-		return Info{}, corrupt("%d points, %d columns", n, c)
+		return headerInfo{}, corrupt("%d points, %d columns", n, c)
 	}
-	return Info{Points: int(n), Columns: int(c)}, nil
+	return headerInfo{Points: int(n), Columns: int(c)}, nil
 }
 
 // frame reads a stream header and returns the stream's stored bytes.

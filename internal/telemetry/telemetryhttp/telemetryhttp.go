@@ -120,7 +120,7 @@ type historyInput struct {
 type plannedInput struct {
 	AssetID   string    `path:"asset_id"`
 	StartTime time.Time `query:"start_time" required:"true" doc:"Inclusive; at most 30 days back."`
-	EndTime   time.Time `query:"end_time" required:"true" doc:"Exclusive; after start_time and at most 7 days after it."`
+	EndTime   time.Time `query:"end_time" required:"true" doc:"Exclusive; after start_time and at most 8 days after it."`
 }
 
 // Register adds the three telemetry endpoints to s.
@@ -166,7 +166,8 @@ func Register(s *httpapi.Server, svc *assetstate.Service) {
 		Summary: "Asset planned state",
 		Description: "What the platform's records plan for [start_time, end_time): the scheduled dispatch as a step function, the " +
 			"accepted (SUCCESSFUL, FALLBACK) FCR and aFRR bids, and the power limits, energy limits, unavailabilities and DSO " +
-			"curtailments overlapping the window. The window is at most 7 days and starts at most 30 days back.",
+			"curtailments overlapping the window. The window is at most 8 days (enough to reach, from now, the end of the " +
+			"furthest delivery day open for bids) and starts at most 30 days back.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, read, func(ctx context.Context, in *plannedInput) (*plannedOutput, error) {
 		p, err := svc.Planned(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.StartTime, in.EndTime)
