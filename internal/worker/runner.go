@@ -36,6 +36,11 @@ type Job struct {
 	// fell several slots behind is run once, for the latest due slot, so
 	// Run must catch up by itself (a clearing job clears everything due).
 	Run func(ctx context.Context, due time.Time) error
+	// Release, when set, runs at shutdown after the job's last run and
+	// before its lease is given up, on the instance that held it (every
+	// instance without leases): the moment to write what the job buffers,
+	// before another instance can take the job over.
+	Release func(ctx context.Context) error
 	// LeaseTTL, when set, overrides Options.LeaseTTL for this job: a
 	// one-second job on a fast clock needs a lease of some real seconds.
 	LeaseTTL time.Duration
@@ -170,18 +175,23 @@ func (r *Runner) Run(ctx context.Context) error {
 }
 
 func (r *Runner) releaseAll(ctx context.Context) error {
-	if r.leases == nil {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var errList []error
 	for _, js := range r.jobs {
 		js.mu.Lock()
-		held := js.held
+		held := js.held || r.leases == nil
 		js.held = false
 		js.mu.Unlock()
-		if held {
+		if !held {
+			continue
+		}
+		if js.Release != nil {
+			if err := js.Release(ctx); err != nil {
+				errList = append(errList, fmt.Errorf("job %s at release: %w", js.Name, err))
+			}
+		}
+		if r.leases != nil {
 			if err := r.leases.Release(ctx, js.Name, r.holder); err != nil {
 				errList = append(errList, fmt.Errorf("release lease %s: %w", js.Name, err))
 			}

@@ -497,3 +497,51 @@ func TestJobLeaseTTLOverridesTheRunners(t *testing.T) {
 		}
 	})
 }
+
+// TestReleaseRunsBeforeTheLeaseIsGivenUp: at shutdown the job's Release
+// hook runs while this instance still holds the lease, and only on the
+// holder.
+func TestReleaseRunsBeforeTheLeaseIsGivenUp(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		clk := clock.NewManual(start)
+		ctx := context.Background()
+		ran := make(chan struct{}, 8)
+		var heldAtRelease []string
+		job := func(holder string) worker.Job {
+			return worker.Job{Name: "control", Every: time.Second, LeaseTTL: time.Hour,
+				Run: func(context.Context, time.Time) error { ran <- struct{}{}; return nil },
+				Release: func(ctx context.Context) error {
+					l, err := b.Leases().Lease(ctx, "control")
+					if err != nil {
+						return err
+					}
+					heldAtRelease = append(heldAtRelease, holder+":"+l.Holder)
+					return nil
+				}}
+		}
+		ra, err := worker.NewRunner(worker.Options{Clock: clk, Leases: b.Leases(), Holder: "a", MaxWait: time.Millisecond}, job("a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stopA := runner(t, ra)
+		receive(t, ran)
+		rb, err := worker.NewRunner(worker.Options{Clock: clk, Leases: b.Leases(), Holder: "b", MaxWait: time.Millisecond}, job("b"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stopB := runner(t, rb)
+		clk.Advance(time.Second) // b is refused the lease a holds
+		if err := stopB(); err != nil {
+			t.Fatal(err)
+		}
+		if err := stopA(); err != nil {
+			t.Fatal(err)
+		}
+		if len(heldAtRelease) != 1 || heldAtRelease[0] != "a:a" {
+			t.Fatalf("release hooks saw %v, want [a:a]", heldAtRelease)
+		}
+		if l, err := b.Leases().Lease(ctx, "control"); err == nil && l.HeldBy("a", clk.Now()) {
+			t.Fatalf("a still holds the lease after stopping: %+v", l)
+		}
+	})
+}
