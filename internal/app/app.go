@@ -136,7 +136,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	}
 	a.Market = simulation.New(a.Store.Bids(), data, a.Backup)
 	a.Dispatch = dispatch.NewService(a.Store.Dispatch(), a.Assets, a.Clock,
-		dispatch.Config{MinImmediateWindow: cfg.ImmediateDispatchMinWindow, FCRBuffer: cfg.FCRPowerBuffer})
+		dispatch.Config{MinImmediateWindow: cfg.ImmediateDispatchMinWindow})
 	a.State = assetstate.NewService(assetstate.Deps{
 		Clock: a.Clock, Assets: a.Assets, Segmentations: a.Segmentation, Restrictions: a.Restrictions,
 		Bids: a.Store.Bids(), Schedules: a.Dispatch, Latest: a.Store.Telemetry(),
@@ -243,12 +243,6 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	stopWork()
 	workers.Wait()
-	if a.Control != nil {
-		// The recorder's open chunks hold the last seconds of history.
-		if ferr := a.Control.Flush(context.Background()); ferr != nil && err == nil {
-			err = ferr
-		}
-	}
 	if cerr := a.Store.Close(); cerr != nil && err == nil {
 		err = cerr
 	}

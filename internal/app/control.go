@@ -26,7 +26,6 @@ const simulatorSeed = 20260201
 // asset's adapter.
 func (a *App) controlLoop(data *replay.Dataset) (*control.Loop, error) {
 	return control.New(control.Options{
-		Clock:        a.Clock,
 		Assets:       a.Assets,
 		Plan:         a.Dispatch,
 		Restrictions: a.Store.Restrictions(),

@@ -32,11 +32,11 @@ func (f fakeRestrictions) ActiveAt(context.Context, time.Time) ([]restrictions.I
 
 type fakeCurtailments struct{}
 
-func (fakeCurtailments) OpenCurtailment(context.Context, string, float64, float64) (restrictions.Curtailment, error) {
+func (fakeCurtailments) OpenCurtailment(context.Context, string, time.Time, float64, float64) (restrictions.Curtailment, error) {
 	return restrictions.Curtailment{}, nil
 }
 
-func (fakeCurtailments) CloseCurtailment(context.Context, string) (restrictions.Curtailment, error) {
+func (fakeCurtailments) CloseCurtailment(context.Context, string, time.Time) (restrictions.Curtailment, error) {
 	return restrictions.Curtailment{}, nil
 }
 
@@ -58,6 +58,7 @@ type discard struct{}
 
 func (discard) Record(context.Context, []telemetry.Snapshot) error { return nil }
 func (discard) Flush(context.Context) error                        { return nil }
+func (discard) Forget()                                            {}
 func (discard) Latest(_ context.Context, id string) (telemetry.Snapshot, error) {
 	return telemetry.Snapshot{}, errs.NotFoundf("no state of %s", id)
 }
@@ -87,8 +88,7 @@ func BenchmarkTick1000Assets(b *testing.B) {
 			limits = append(limits, restrictions.Interval{Kind: restrictions.PowerLimit, AssetID: id, Start: t0, Upper: f(3), Lower: f(-3)})
 		}
 	}
-	clk := clock.NewManual(t0)
-	l, err := New(Options{Clock: clk, Assets: list, Plan: plan, Restrictions: limits, Curtailments: fakeCurtailments{},
+	l, err := New(Options{Assets: list, Plan: plan, Restrictions: limits, Curtailments: fakeCurtailments{},
 		Bids: awards, Market: replayData, Simulator: simulator.New(1), Recorder: discard{}, Latest: discard{}, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
@@ -151,7 +151,7 @@ func BenchmarkTick1000AssetsSQLite(b *testing.B) {
 		}
 		plan.schedule("acme", id, t0, float64(i%11-5))
 	}
-	l, err := New(Options{Clock: clk, Assets: as, Plan: plan, Restrictions: backend.Restrictions(), Curtailments: rs,
+	l, err := New(Options{Assets: as, Plan: plan, Restrictions: backend.Restrictions(), Curtailments: rs,
 		Bids: backend.Bids(), Market: replayData, Simulator: simulator.New(1), Recorder: discard{}, Latest: discard{}, Seed: 1})
 	if err != nil {
 		b.Fatal(err)

@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -104,6 +105,8 @@ type fakeRecorder struct {
 	mu      sync.Mutex
 	history map[string][]telemetry.Measurements
 	flushes int
+	forgets int
+	failing bool // Record fails (the store is down)
 }
 
 func newFakeRecorder() *fakeRecorder {
@@ -113,6 +116,9 @@ func newFakeRecorder() *fakeRecorder {
 func (r *fakeRecorder) Record(_ context.Context, snapshots []telemetry.Snapshot) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.failing {
+		return errors.New("store down")
+	}
 	for _, s := range snapshots {
 		r.history[s.AssetID] = append(r.history[s.AssetID], s.Measurements)
 	}
@@ -124,6 +130,12 @@ func (r *fakeRecorder) Flush(context.Context) error {
 	defer r.mu.Unlock()
 	r.flushes++
 	return nil
+}
+
+func (r *fakeRecorder) Forget() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.forgets++
 }
 
 func (r *fakeRecorder) Latest(_ context.Context, assetID string) (telemetry.Snapshot, error) {

@@ -13,7 +13,6 @@ import (
 
 	"atcp/internal/assets"
 	"atcp/internal/auth"
-	"atcp/internal/clock"
 	"atcp/internal/dispatch"
 	"atcp/internal/errs"
 	"atcp/internal/markets/bids"
@@ -26,10 +25,12 @@ import (
 )
 
 // Recorder takes the measured snapshots (telemetry history and latest
-// state). Record may buffer; Flush writes what it holds.
+// state). Record may buffer; Flush writes what it holds; Forget drops it
+// unwritten (another instance recorded those seconds).
 type Recorder interface {
 	Record(ctx context.Context, snapshots []telemetry.Snapshot) error
 	Flush(ctx context.Context) error
+	Forget()
 }
 
 // LatestReader reads an asset's latest stored snapshot (errs.NotFound
@@ -52,8 +53,8 @@ type ActiveRestrictions interface {
 
 // Curtailments records DSO curtailments (*restrictions.Service).
 type Curtailments interface {
-	OpenCurtailment(ctx context.Context, assetID string, maxMW, minMW float64) (restrictions.Curtailment, error)
-	CloseCurtailment(ctx context.Context, assetID string) (restrictions.Curtailment, error)
+	OpenCurtailment(ctx context.Context, assetID string, at time.Time, maxMW, minMW float64) (restrictions.Curtailment, error)
+	CloseCurtailment(ctx context.Context, assetID string, at time.Time) (restrictions.Curtailment, error)
 }
 
 // Awards reads the bids covering an instant (bids.Store).
@@ -64,7 +65,6 @@ type Awards interface {
 // Options configure a Loop. Every field but Logger and Registerer is
 // required; FCRBuffer 0 is dispatch.DefaultFCRBuffer.
 type Options struct {
-	Clock        clock.Clock
 	Assets       AssetLister
 	Plan         dispatch.Plan
 	Restrictions ActiveRestrictions
@@ -144,7 +144,7 @@ type Loop struct {
 // New checks the options and registers the metrics.
 func New(o Options) (*Loop, error) {
 	switch {
-	case o.Clock == nil, o.Assets == nil, o.Plan == nil, o.Restrictions == nil, o.Curtailments == nil,
+	case o.Assets == nil, o.Plan == nil, o.Restrictions == nil, o.Curtailments == nil,
 		o.Bids == nil, o.Market == nil, o.Simulator == nil, o.Recorder == nil, o.Latest == nil:
 		return nil, errors.New("control: missing option")
 	}
@@ -177,11 +177,12 @@ func New(o Options) (*Loop, error) {
 
 // Jobs is the loop's background job: "control", every second.
 func (l *Loop) Jobs() []worker.Job {
-	return []worker.Job{{Name: "control", Every: time.Second, Run: l.Run}}
+	return []worker.Job{{Name: "control", Every: time.Second, Run: l.Run, Release: l.Flush}}
 }
 
-// Flush writes what the recorder buffers; the app calls it at shutdown
-// (a run that loses its lease flushes by itself).
+// Flush writes what the recorder buffers: the job's Release, so at
+// shutdown before the lease is given up (a run that loses its lease
+// flushes by itself).
 func (l *Loop) Flush(ctx context.Context) error { return l.o.Recorder.Flush(ctx) }
 
 // Run processes every whole second after the last one processed up to
@@ -292,6 +293,9 @@ func (l *Loop) detectGap(ctx context.Context, due time.Time) error {
 			return nil
 		}
 	}
+	// What this instance still buffers is older than what the other one
+	// stored; writing it would overwrite those points.
+	l.o.Recorder.Forget()
 	newest := l.last
 	for _, id := range l.ids {
 		at, err := l.restore(ctx, l.units[id], l.last)
@@ -684,7 +688,10 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 		snapshots = append(snapshots, telemetry.Snapshot{AssetID: id, Measurements: m})
 	}
 	if err := l.o.Recorder.Record(ctx, snapshots); err != nil {
-		return outcomes, fmt.Errorf("control: record: %w", err)
+		// The second was executed: failing it would run it again. The
+		// recorder writes what it holds again at its next slot; only the
+		// latest state of this second is lost.
+		l.log.Warn("control: record telemetry", "second", t, "error", err)
 	}
 	l.tick.Observe(time.Since(began).Seconds())
 	return outcomes, nil
@@ -715,14 +722,14 @@ func (l *Loop) curtail(ctx context.Context, u *unit, t time.Time) {
 		return
 	}
 	if u.curtailed {
-		if _, err := l.o.Curtailments.CloseCurtailment(ctx, u.asset.ID); err != nil && !errs.Is(err, errs.NotFound) {
+		if _, err := l.o.Curtailments.CloseCurtailment(ctx, u.asset.ID, t); err != nil && !errs.Is(err, errs.NotFound) {
 			l.log.Warn("control: curtailment record", "asset", u.asset.ID, "error", err)
 			return
 		}
 		u.curtailed = false
 	}
 	if on {
-		if _, err := l.o.Curtailments.OpenCurtailment(ctx, u.asset.ID, bounds[0], bounds[1]); err != nil && !errs.Is(err, errs.Conflict) {
+		if _, err := l.o.Curtailments.OpenCurtailment(ctx, u.asset.ID, t, bounds[0], bounds[1]); err != nil && !errs.Is(err, errs.Conflict) {
 			l.log.Warn("control: curtailment record", "asset", u.asset.ID, "error", err)
 			return
 		}

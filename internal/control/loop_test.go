@@ -104,7 +104,7 @@ func (e *env) addAsset(id string, configure func(*assets.Asset)) {
 
 func (e *env) loop() *Loop {
 	e.t.Helper()
-	l, err := New(Options{Clock: e.clk, Assets: e.assets, Plan: e.plan, Restrictions: e.b.Restrictions(), Curtailments: e.restr,
+	l, err := New(Options{Assets: e.assets, Plan: e.plan, Restrictions: e.b.Restrictions(), Curtailments: e.restr,
 		Bids: e.b.Bids(), Market: replayData, Simulator: simulator.New(e.seed), Recorder: e.rec, Latest: e.rec, Seed: e.seed})
 	if err != nil {
 		e.t.Fatal(err)
@@ -457,8 +457,15 @@ func TestRestoreAfterFailover(t *testing.T) {
 		e.run(other, t0.Add(sec(11)))
 		e.run(other, t0.Add(sec(20)))
 		near(t, "SoC continued", e.state("bess-1").AvailableDischargeEnergy, 10-6*21.0/3600)
-		// Back to a: it notices the gap and resumes from other's state.
+		// Back to a: it notices the gap, drops what it still buffers and
+		// resumes from other's state.
+		if e.rec.forgets != 0 {
+			t.Fatalf("%d forgets before the failback", e.rec.forgets)
+		}
 		e.run(a, t0.Add(sec(30)))
+		if e.rec.forgets != 1 {
+			t.Fatalf("%d forgets after the failback, want 1", e.rec.forgets)
+		}
 		near(t, "SoC after the failback", e.state("bess-1").AvailableDischargeEnergy, 10-6*31.0/3600)
 		points := e.rec.points("bess-1")
 		if len(points) != 31 {
@@ -513,8 +520,10 @@ func TestCurtailmentRecords(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(list) != 1 || list[0].End != nil {
-			t.Fatalf("curtailments %+v", list)
+		// Stamped with the second the signal came, not the later instant
+		// the run processed it at.
+		if len(list) != 1 || list[0].End != nil || !list[0].Start.Equal(from) {
+			t.Fatalf("curtailments %+v, want one open since %v", list, from)
 		}
 		g := Curtailment(e.seed, "pv-1", true, from)
 		if m := e.state("pv-1"); m.ExportCurtailmentDSO != g.ExportCurtailmentPct || *m.PVExportCurtailmentDSO != g.PVExportCurtailmentPct {
@@ -526,7 +535,7 @@ func TestCurtailmentRecords(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(list) != 1 || list[0].End == nil || !list[0].End.Equal(to.Add(sec(1))) {
+		if len(list) != 1 || list[0].End == nil || !list[0].End.Equal(to) {
 			t.Fatalf("curtailments %+v", list)
 		}
 		if m := e.state("pv-1"); m.ExportCurtailmentDSO != 0 {
@@ -693,7 +702,7 @@ func TestNewChecksOptionsAndRegistersMetrics(t *testing.T) {
 	b := testkit.OpenSQLite(t)
 	e := newEnv(t, b, nil)
 	reg := prometheus.NewRegistry()
-	l, err := New(Options{Clock: e.clk, Assets: e.assets, Plan: e.plan, Restrictions: b.Restrictions(), Curtailments: e.restr,
+	l, err := New(Options{Assets: e.assets, Plan: e.plan, Restrictions: b.Restrictions(), Curtailments: e.restr,
 		Bids: b.Bids(), Market: replayData, Simulator: simulator.New(1), Recorder: e.rec, Latest: e.rec, Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
@@ -719,4 +728,30 @@ func TestNewChecksOptionsAndRegistersMetrics(t *testing.T) {
 	if err := l.Flush(e.ctx); err != nil || e.rec.flushes != 1 {
 		t.Fatalf("flush: %v, %d", err, e.rec.flushes)
 	}
+}
+
+// TestRecordFailureKeepsTheSecond: a second whose snapshots could not be
+// recorded was still executed; it is neither failed nor run again.
+func TestRecordFailureKeepsTheSecond(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := newEnv(t, b, nil)
+		e.plan.schedule("acme", "bess-1", t0.Add(sec(2)), 4)
+		l := e.loop()
+		e.run(l, t0)
+		e.rec.mu.Lock()
+		e.rec.failing = true
+		e.rec.mu.Unlock()
+		e.run(l, t0.Add(sec(2)))
+		if o := e.outcome("bess-1", t0.Add(sec(2))); o.Status != dispatch.Full || o.EffectivePowerMW != 4 {
+			t.Fatalf("outcome %+v", o)
+		}
+		e.rec.mu.Lock()
+		e.rec.failing = false
+		e.rec.mu.Unlock()
+		e.run(l, t0.Add(sec(3)))
+		points := e.rec.points("bess-1")
+		if last := points[len(points)-1]; !last.Timestamp.Equal(t0.Add(sec(3))) || len(points) != 2 {
+			t.Fatalf("%d points, last at %v; want the seconds 0 and 3", len(points), last.Timestamp)
+		}
+	})
 }

@@ -190,23 +190,24 @@ func compareEnd(a, b *time.Time) int {
 	return a.Compare(*b)
 }
 
-// OpenCurtailment records the start of a DSO curtailment of the asset now;
-// the battery simulator calls it on a DSO signal. 409 curtailment_ongoing
-// when one is already open.
-func (s *Service) OpenCurtailment(ctx context.Context, assetID string, maxMW, minMW float64) (Curtailment, error) {
+// OpenCurtailment records the start of a DSO curtailment of the asset at
+// at, the second the signal arrived (the control loop may process seconds
+// after the fact when it catches up). 409 curtailment_ongoing when one is
+// already open.
+func (s *Service) OpenCurtailment(ctx context.Context, assetID string, at time.Time, maxMW, minMW float64) (Curtailment, error) {
 	a, err := s.assets.Get(ctx, auth.Visibility{All: true}, assetID)
 	if err != nil {
 		return Curtailment{}, err
 	}
-	c := Curtailment{ID: uuid.NewString(), OrganizationID: a.OrganizationID, AssetID: a.ID, Start: s.clock.Now(),
+	c := Curtailment{ID: uuid.NewString(), OrganizationID: a.OrganizationID, AssetID: a.ID, Start: at.UTC(),
 		MaxCurtailment: maxMW, MinCurtailment: minMW}
 	return c, s.store.OpenCurtailment(ctx, c)
 }
 
-// CloseCurtailment ends the asset's ongoing curtailment now; errs.NotFound
+// CloseCurtailment ends the asset's ongoing curtailment at at; errs.NotFound
 // when none is ongoing.
-func (s *Service) CloseCurtailment(ctx context.Context, assetID string) (Curtailment, error) {
-	return s.store.CloseCurtailment(ctx, assetID, s.clock.Now())
+func (s *Service) CloseCurtailment(ctx context.Context, assetID string, at time.Time) (Curtailment, error) {
+	return s.store.CloseCurtailment(ctx, assetID, at.UTC())
 }
 
 // RequestDraft is a submitted restriction request.

@@ -265,6 +265,12 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	return nil
 }
 
+// Forget drops every open chunk without writing it: another instance
+// recorded these windows meanwhile (a lease that moved), and writing this
+// instance's older copy would overwrite its points. The next Record
+// continues each chunk from the store.
+func (r *Recorder) Forget() { r.assets = map[string]*assetHistory{} }
+
 // hashID is FNV-1a, spreading assets over the flush slots.
 func hashID(s string) uint64 {
 	h := uint64(14695981039346656037)

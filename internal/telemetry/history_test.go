@@ -269,6 +269,31 @@ func TestRecorderFlushFailureForgets(t *testing.T) {
 	}
 }
 
+// A lease that moved between runs: A buffered [0, 100 s) unflushed, B
+// recorded [100 s, 300 s); A takes the job back, forgets its buffer and
+// continues from the store: B's points survive.
+func TestRecorderForget(t *testing.T) {
+	ctx := context.Background()
+	base := testkit.OpenSQLite(t).Telemetry()
+	assets := map[string]bool{"bess": false}
+	a := telemetry.NewRecorder(base, telemetry.RecorderOptions{FlushEvery: time.Hour})
+	record(t, a, 0, 100, assets)
+	b := telemetry.NewRecorder(base, telemetry.RecorderOptions{})
+	record(t, b, 0, 300, assets)
+	if err := b.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a.Forget()
+	record(t, a, 300, 400, assets)
+	if err := a.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := telemetry.NewHistoryReader(base).History(ctx, "bess", at(0), at(400), []string{"frequency"}, 0)
+	if err != nil || len(got["frequency"]) != 400 {
+		t.Fatalf("%d points of [0, 400 s) %v", len(got["frequency"]), err)
+	}
+}
+
 // Failover: instance A records and dies without flushing; B takes over a
 // few seconds later, re-sent snapshots included. B continues A's stored
 // chunk: no duplicate, no hole beyond A's unflushed tail.

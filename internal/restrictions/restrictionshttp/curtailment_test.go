@@ -39,24 +39,24 @@ func TestCurtailment(t *testing.T) {
 		// 06:00-07:00, 08:00-08:30, 09:00 ongoing.
 		for _, w := range []struct{ open, close time.Duration }{{0, time.Hour}, {2 * time.Hour, 150 * time.Minute}, {3 * time.Hour, 0}} {
 			e.at(testkit.Start.Add(w.open))
-			if _, err := e.svc.OpenCurtailment(ctx, "a1", 4, 1); err != nil {
+			if _, err := e.svc.OpenCurtailment(ctx, "a1", h.Clock.Now(), 4, 1); err != nil {
 				t.Fatal(err)
 			}
 			if w.close == 0 {
 				continue
 			}
 			e.at(testkit.Start.Add(w.close))
-			if c, err := e.svc.CloseCurtailment(ctx, "a1"); err != nil || c.End == nil {
+			if c, err := e.svc.CloseCurtailment(ctx, "a1", h.Clock.Now()); err != nil || c.End == nil {
 				t.Fatal(c, err)
 			}
 		}
-		if _, err := e.svc.OpenCurtailment(ctx, "a1", 1, 0); !errs.Is(err, errs.Conflict) {
+		if _, err := e.svc.OpenCurtailment(ctx, "a1", h.Clock.Now(), 1, 0); !errs.Is(err, errs.Conflict) {
 			t.Fatalf("second ongoing curtailment: %v", err)
 		}
-		if _, err := e.svc.CloseCurtailment(ctx, "b1"); !errs.Is(err, errs.NotFound) {
+		if _, err := e.svc.CloseCurtailment(ctx, "b1", h.Clock.Now()); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("closing none: %v", err)
 		}
-		if _, err := e.svc.OpenCurtailment(ctx, "nope", 1, 0); !errs.Is(err, errs.NotFound) {
+		if _, err := e.svc.OpenCurtailment(ctx, "nope", h.Clock.Now(), 1, 0); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("unknown asset: %v", err)
 		}
 		e.at(testkit.Start.Add(4 * time.Hour))

@@ -396,7 +396,7 @@ func TestPlanned(t *testing.T) {
 		e.restrict(t, "solo", restrictions.Unavailability, 13*h, 15*h, nil, nil) // overlaps the end
 		e.restrict(t, "solo", restrictions.Unavailability, 20*h, 21*h, nil, nil) // after
 		e.clk.Set(testkit.Start.Add(30 * time.Minute))
-		if _, err := e.restr.OpenCurtailment(ctx, "solo", 3, 1); err != nil {
+		if _, err := e.restr.OpenCurtailment(ctx, "solo", e.clk.Now(), 3, 1); err != nil {
 			t.Fatal(err)
 		}
 		e.schedules["solo"] = []dispatch.Event{
@@ -442,7 +442,7 @@ func TestPlanned(t *testing.T) {
 		e.restrict(t, "bess", restrictions.Unavailability, 2*h, 3*h, nil, nil)
 		e.restrict(t, "bess.a", restrictions.Unavailability, h, 90*time.Minute, nil, nil)
 		e.restrict(t, "bess.a", restrictions.PowerLimit, h, 90*time.Minute, mw(2), nil)
-		if _, err := e.restr.OpenCurtailment(ctx, "bess", 3, 1); err != nil {
+		if _, err := e.restr.OpenCurtailment(ctx, "bess", e.clk.Now(), 3, 1); err != nil {
 			t.Fatal(err)
 		}
 		v, err := e.svc.Planned(ctx, acme, "bess.a", start, end)

@@ -423,7 +423,7 @@ func TestPlannedState(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := e.restr.OpenCurtailment(ctx, "solo", 3, 1); err != nil {
+		if _, err := e.restr.OpenCurtailment(ctx, "solo", e.h.Clock.Now(), 3, 1); err != nil {
 			t.Fatal(err)
 		}
 		five := 5.0
