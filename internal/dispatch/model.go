@@ -87,6 +87,25 @@ func (o Outcome) RequestedMW() *float64 {
 	return o.RequestedPowerMW
 }
 
+// SetPowerMW is the power the event asks of the asset, in the terms the
+// control loop executes it: the point-of-connection target in
+// bess_and_poc and poc_only (it has priority), the battery target in
+// bess_only, 0 MW in passive. Anticipated dispatch and planned state
+// report it.
+func (e Event) SetPowerMW() float64 {
+	target := e.BESSPowerMW
+	switch e.ControlMode {
+	case telemetry.Passive:
+		return 0
+	case telemetry.BESSAndPoC, telemetry.PoCOnly:
+		target = e.PoCPowerMW
+	}
+	if target == nil {
+		return 0
+	}
+	return *target
+}
+
 // Plan is what the control loop reads from and reports to dispatch for
 // every asset at once (it is not scoped to a caller).
 type Plan interface {

@@ -299,10 +299,10 @@ func Reported(e Event) Event {
 	return e
 }
 
-// PowerAt is the scheduled battery power at t given events of t's block:
-// the most recent event at or before t in that block, 0 MW when none
-// (step interpolation; the power resets at every block start). A target
-// without a battery setpoint (passive, poc_only) counts as 0 MW.
+// PowerAt is the scheduled power at t given events of t's block: the
+// Event.SetPowerMW of the most recent event at or before t in that block,
+// 0 MW when none (step interpolation; the power resets at every block
+// start).
 func PowerAt(events []Event, t time.Time) float64 {
 	block := BlockOf(t)
 	var in *Event
@@ -315,8 +315,8 @@ func PowerAt(events []Event, t time.Time) float64 {
 			in = e
 		}
 	}
-	if in == nil || in.BESSPowerMW == nil {
+	if in == nil {
 		return 0
 	}
-	return *in.BESSPowerMW
+	return in.SetPowerMW()
 }

@@ -266,3 +266,27 @@ func TestOutcomeRequestedMW(t *testing.T) {
 		}
 	}
 }
+
+// TestEventSetPowerMW: an event's power is read in the terms the control
+// loop executes it, as the report's set_power_mw is.
+func TestEventSetPowerMW(t *testing.T) {
+	for _, c := range []struct {
+		mode      telemetry.ControlMode
+		bess, poc *float64
+		want      float64
+	}{
+		{telemetry.BESSOnly, f64(-3), nil, -3},
+		{telemetry.Passive, f64(2), nil, 0},
+		{telemetry.BESSAndPoC, f64(-2), f64(1), 1},
+		{telemetry.PoCOnly, nil, f64(4), 4},
+		{telemetry.BESSOnly, nil, nil, 0},
+	} {
+		e := Event{ControlMode: c.mode, BESSPowerMW: c.bess, PoCPowerMW: c.poc}
+		if got := e.SetPowerMW(); got != c.want {
+			t.Errorf("%s: %v, want %v", c.mode, got, c.want)
+		}
+		if got := PowerAt([]Event{e}, e.SetTime); got != c.want {
+			t.Errorf("PowerAt %s: %v, want %v", c.mode, got, c.want)
+		}
+	}
+}

@@ -18,7 +18,6 @@ import (
 // Config tunes the service; zero values take the defaults.
 type Config struct {
 	MinImmediateWindow time.Duration // default DefaultMinImmediateWindow
-	FCRBuffer          float64       // default DefaultFCRBuffer
 }
 
 // ImmediateEventKind names an internal immediate-dispatch event.
@@ -68,14 +67,8 @@ func NewService(store Store, as *assets.Service, clk clock.Clock, cfg Config) *S
 	if cfg.MinImmediateWindow == 0 {
 		cfg.MinImmediateWindow = DefaultMinImmediateWindow
 	}
-	if cfg.FCRBuffer == 0 {
-		cfg.FCRBuffer = DefaultFCRBuffer
-	}
 	return &Service{store: store, assets: as, clock: clk, cfg: cfg}
 }
-
-// Config returns the configuration in effect (defaults applied).
-func (s *Service) Config() Config { return s.cfg }
 
 // OnImmediate subscribes f to the internal immediate-dispatch events. f
 // runs synchronously after the commit, on the requesting goroutine, so it
@@ -112,6 +105,15 @@ func (s *Service) asset(ctx context.Context, v auth.Visibility, assetID string) 
 	return a, nil
 }
 
+// visible checks the asset a read is about: any asset the caller sees,
+// virtual ones included. A virtual asset has no dispatch of its own (writes
+// are 409 virtual_asset), so its reads are empty; document 2 gives reads
+// no 409.
+func (s *Service) visible(ctx context.Context, v auth.Visibility, assetID string) error {
+	_, err := s.assets.Get(ctx, v, assetID)
+	return err
+}
+
 func controllable(a assets.Asset) error {
 	if !a.BESSControl() {
 		return errs.Conflictf("control_disabled",
@@ -127,7 +129,7 @@ func (s *Service) Immediates(ctx context.Context, v auth.Visibility, assetID str
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.asset(ctx, v, assetID); err != nil {
+	if err := s.visible(ctx, v, assetID); err != nil {
 		return nil, err
 	}
 	list, err := s.store.Immediates(ctx, v, assetID, w)
@@ -210,7 +212,7 @@ func (s *Service) ScheduledEvents(ctx context.Context, v auth.Visibility, assetI
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := s.asset(ctx, v, assetID); err != nil {
+	if err := s.visible(ctx, v, assetID); err != nil {
 		return nil, nil, err
 	}
 	list, err := s.store.Events(ctx, v, assetID, w.From, w.To)
@@ -266,7 +268,7 @@ func (s *Service) Anticipated(ctx context.Context, v auth.Visibility, assetID st
 	if after < 0 || after > MaxAnticipation {
 		return time.Time{}, 0, errs.Invalidf("query.seconds_into_the_future", int64(after/time.Second), "must be between 0 and 86400")
 	}
-	if _, err := s.asset(ctx, v, assetID); err != nil {
+	if err := s.visible(ctx, v, assetID); err != nil {
 		return time.Time{}, 0, err
 	}
 	at := s.clock.Now().UTC().Truncate(time.Second).Add(after.Truncate(time.Second))
@@ -283,7 +285,7 @@ func (s *Service) Report(ctx context.Context, v auth.Visibility, assetID string,
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.asset(ctx, v, assetID); err != nil {
+	if err := s.visible(ctx, v, assetID); err != nil {
 		return nil, err
 	}
 	return s.store.Outcomes(ctx, v, assetID, w.From, w.To)

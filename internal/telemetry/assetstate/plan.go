@@ -18,19 +18,6 @@ type SetPoint struct {
 	PowerMW float64
 }
 
-// eventPower is the power an event asks for: its battery target; for a
-// poc_only event, which has none, the point-of-connection target; 0 for
-// passive.
-func eventPower(e dispatch.Event) float64 {
-	switch {
-	case e.BESSPowerMW != nil:
-		return *e.BESSPowerMW
-	case e.PoCPowerMW != nil:
-		return *e.PoCPowerMW
-	}
-	return 0
-}
-
 // ScheduleSteps turns events into the explicit step function over
 // [start, end): every event with set_time in the window, plus a
 // {block start, 0 MW} reset at each block start inside the window that
@@ -46,7 +33,7 @@ func ScheduleSteps(events []dispatch.Event, start, end time.Time) []SetPoint {
 		withEvents[t.Truncate(Block)] = true
 		at[t] = true
 		if !t.Before(start) && t.Before(end) {
-			out = append(out, SetPoint{SetTime: t, PowerMW: eventPower(e)})
+			out = append(out, SetPoint{SetTime: t, PowerMW: e.SetPowerMW()})
 		}
 	}
 	first := start.UTC().Truncate(Block)

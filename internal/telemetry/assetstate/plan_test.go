@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"atcp/internal/dispatch"
+	"atcp/internal/telemetry"
 )
 
 func ev(hhmmss string, mw float64) dispatch.Event {
@@ -33,8 +34,8 @@ func steps(ps []SetPoint) string {
 // carry on unaffected.
 func TestScheduleSteps(t *testing.T) {
 	poc := 3.0
-	pocOnly := dispatch.Event{SetTime: at("10:30"), PoCPowerMW: &poc}
-	passive := dispatch.Event{SetTime: at("10:45")}
+	pocOnly := dispatch.Event{SetTime: at("10:30"), ControlMode: telemetry.PoCOnly, PoCPowerMW: &poc}
+	passive := dispatch.Event{SetTime: at("10:45"), ControlMode: telemetry.Passive}
 	tests := []struct {
 		name       string
 		events     []dispatch.Event
