@@ -1,6 +1,7 @@
 package control
 
 import (
+	"hash/fnv"
 	"math"
 	"time"
 
@@ -26,12 +27,9 @@ func uniform(key, n uint64) float64 { return float64(mix(key, n)>>11) / (1 << 53
 
 // hashString is FNV-1a, to give every asset its own draws.
 func hashString(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
 }
 
 // frequencyPersistence is the AR(1) coefficient of the 1 Hz frequency

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"math"
 	"runtime"
@@ -273,12 +274,9 @@ func (r *Recorder) Forget() { r.assets = map[string]*assetHistory{} }
 
 // hashID is FNV-1a, spreading assets over the flush slots.
 func hashID(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
 }
 
 // NewHistoryReader reads history from store's chunks.

@@ -6,6 +6,7 @@
 package simulator
 
 import (
+	"hash/fnv"
 	"math"
 	"time"
 
@@ -471,10 +472,7 @@ func noise(key uint64, n int64) float64 {
 
 // hashString is FNV-1a, to give every asset its own noise.
 func hashString(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
 }
