@@ -85,3 +85,13 @@ func (m *Manual) Set(t time.Time) {
 	m.now = t.UTC().Truncate(time.Microsecond)
 	m.mu.Unlock()
 }
+
+// Real is the machine's clock. Security time runs on it (token, code and
+// link lifetimes, rate limits, lockouts, verification caches), whatever
+// speed the platform clock runs at, so that a demo at 600x speed does not
+// expire a token in six seconds or lift a lockout early.
+type Real struct{}
+
+// Now returns the machine's current instant in UTC, truncated to
+// microseconds like the platform clock.
+func (Real) Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

@@ -36,3 +36,12 @@ func TestManualClock(t *testing.T) {
 		t.Fatalf("after advancing: %v", m.Now())
 	}
 }
+
+func TestRealClockFollowsTheMachine(t *testing.T) {
+	before := time.Now().Add(-time.Microsecond)
+	got := Real{}.Now()
+	after := time.Now()
+	if got.Before(before) || got.After(after) || got.Location() != time.UTC {
+		t.Fatalf("Real.Now() = %v, want a UTC instant between %v and %v", got, before, after)
+	}
+}
