@@ -109,3 +109,37 @@ func Is(err error, kind Kind) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Kind == kind
 }
+
+// CodeStoreUnavailable is the code of a request that failed because the
+// database could not be reached; retrying later may succeed.
+const CodeStoreUnavailable = "store_unavailable"
+
+// unavailableClassifiers recognise errors that mean "the store cannot be
+// reached" (a refused connection, a server shutting down); each storage
+// backend registers its own at init, so that no layer above the store
+// needs to know a driver's error types.
+var unavailableClassifiers []func(error) bool
+
+// RegisterUnavailable adds a classifier of outage errors. Call it from a
+// package's init only: the list is read without locking afterwards.
+func RegisterUnavailable(classify func(error) bool) {
+	unavailableClassifiers = append(unavailableClassifiers, classify)
+}
+
+// IsUnavailable reports whether err means a dependency could not be
+// reached: a domain error of kind Unavailable, or an error a registered
+// backend classifies as an outage.
+func IsUnavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if Is(err, Unavailable) {
+		return true
+	}
+	for _, classify := range unavailableClassifiers {
+		if classify(err) {
+			return true
+		}
+	}
+	return false
+}

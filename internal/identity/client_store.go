@@ -101,9 +101,9 @@ type ClientStore interface {
 	// DeleteSecret deletes a secret of a visible integration unless it is
 	// the last one (errs.Conflict "last_secret"), atomically.
 	DeleteSecret(ctx context.Context, vis auth.Visibility, integrationID, secretID string) error
-	// ClientSecrets returns an integration of any organisation with the
-	// hashes of its secrets, for client authentication.
-	ClientSecrets(ctx context.Context, clientID string) (Integration, []string, error)
+	// ClientSecrets returns an integration of any organisation with its
+	// secrets (ids and hashes), oldest first, for client authentication.
+	ClientSecrets(ctx context.Context, clientID string) (Integration, []StoredSecret, error)
 
 	// CreateAuthorization stores a new grant with its authorization code.
 	// It also deletes what can no longer be used: refresh tokens that

@@ -105,7 +105,7 @@ func (o *OAuth) ClientCredentials(ctx context.Context, req ClientCredentialsRequ
 	if req.ClientID == ConsoleClientID {
 		return TokenSet{}, oauthError(OAuthUnauthorizedClient, "%s is a public client; it signs people in with the authorization_code grant", ConsoleClientID)
 	}
-	in, err := o.authenticateIntegration(ctx, req.ClientID, req.ClientSecret)
+	in, _, err := o.authenticateIntegration(ctx, req.ClientID, req.ClientSecret)
 	if err != nil {
 		return TokenSet{}, err
 	}
@@ -133,28 +133,30 @@ func (o *OAuth) ClientCredentials(ctx context.Context, req ClientCredentialsRequ
 // secrets. Every attempt runs MaxActiveSecrets verifications side by side,
 // whether the client exists and however many secrets it holds, so that the
 // time taken tells nothing about either, and a request costs about one
-// verification of wall time.
-func (o *OAuth) authenticateIntegration(ctx context.Context, clientID, secret string) (Integration, error) {
-	in, hashes, err := o.clients.ClientSecrets(ctx, clientID)
+// verification of wall time. It returns the integration and the id of the
+// secret that matched.
+func (o *OAuth) authenticateIntegration(ctx context.Context, clientID, secret string) (Integration, string, error) {
+	in, secrets, err := o.clients.ClientSecrets(ctx, clientID)
 	if err != nil && !errs.Is(err, errs.NotFound) {
-		return Integration{}, err
+		return Integration{}, "", err
 	}
-	var matched atomic.Bool
+	var matched atomic.Int64
+	matched.Store(-1)
 	var wg sync.WaitGroup
-	for i := range max(MaxActiveSecrets, len(hashes)) {
+	for i := range max(MaxActiveSecrets, len(secrets)) {
 		wg.Go(func() {
-			if i >= len(hashes) {
+			if i >= len(secrets) {
 				auth.BurnVerification(secret)
-			} else if auth.VerifySecret(secret, hashes[i]) {
-				matched.Store(true)
+			} else if auth.VerifySecret(secret, secrets[i].Hash) {
+				matched.Store(int64(i))
 			}
 		})
 	}
 	wg.Wait()
-	if err != nil || !matched.Load() {
-		return Integration{}, oauthError(OAuthInvalidClient, "client authentication failed")
+	if err != nil || matched.Load() < 0 {
+		return Integration{}, "", oauthError(OAuthInvalidClient, "client authentication failed")
 	}
-	return in, nil
+	return in, secrets[matched.Load()].ID, nil
 }
 
 // CodeRequest is an authorization_code grant.

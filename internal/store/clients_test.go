@@ -104,9 +104,13 @@ func TestIntegrationStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantKind(t, s.AddSecret(ctx, acmeOnly, newSecret(scada.ID, at), 2), errs.Conflict, identity.CodeSecretLimitReached)
-		in, hashes, err := s.ClientSecrets(ctx, scada.ID)
-		if err != nil || in.OrganizationID != "acme" || len(hashes) != 2 {
-			t.Fatalf("client secrets %+v %v %v", in, hashes, err)
+		in, stored, err := s.ClientSecrets(ctx, scada.ID)
+		if err != nil || in.OrganizationID != "acme" || len(stored) != 2 {
+			t.Fatalf("client secrets %+v %v %v", in, stored, err)
+		}
+		if stored[0].ID != first.ID || stored[0].Hash != first.Hash || !stored[0].CreatedAt.Equal(first.CreatedAt) ||
+			stored[1].ID != second.ID || stored[1].IntegrationID != scada.ID {
+			t.Fatalf("client secrets, oldest first: %+v; want %s then %s", stored, first.ID, second.ID)
 		}
 		wantKind(t, s.DeleteSecret(ctx, acmeOnly, scada.ID, uuid.NewString()), errs.NotFound, "")
 		wantKind(t, s.DeleteSecret(ctx, betaOnly, scada.ID, first.ID), errs.NotFound, "")

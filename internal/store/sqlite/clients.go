@@ -207,29 +207,34 @@ func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, inte
 	})
 }
 
-func (s clientStore) ClientSecrets(ctx context.Context, clientID string) (identity.Integration, []string, error) {
-	rows, err := s.db.r.QueryContext(ctx, `SELECT i.integration_id, i.organization_id, i.name, i.scopes, i.created_at, s.secret_hash
+func (s clientStore) ClientSecrets(ctx context.Context, clientID string) (identity.Integration, []identity.StoredSecret, error) {
+	rows, err := s.db.r.QueryContext(ctx, `SELECT i.integration_id, i.organization_id, i.name, i.scopes, i.created_at,
+			s.secret_id, s.created_at, s.secret_hash
 		FROM integrations i LEFT JOIN integration_secrets s ON s.integration_id = i.integration_id
-		WHERE i.integration_id = ?`, clientID)
+		WHERE i.integration_id = ? ORDER BY s.created_at, s.secret_id`, clientID)
 	if err != nil {
 		return identity.Integration{}, nil, err
 	}
 	defer rows.Close()
 	var in identity.Integration
-	var hashes []string
+	var secrets []identity.StoredSecret
 	found := false
 	for rows.Next() {
 		var scopes string
 		var created int64
-		var hash sql.NullString
-		if err := rows.Scan(&in.ID, &in.OrganizationID, &in.Name, &scopes, &created, &hash); err != nil {
+		var secretID, hash sql.NullString
+		var secretCreated sql.NullInt64
+		if err := rows.Scan(&in.ID, &in.OrganizationID, &in.Name, &scopes, &created, &secretID, &secretCreated, &hash); err != nil {
 			return identity.Integration{}, nil, err
 		}
 		found = true
 		in.Scopes = auth.ParseScopeString(scopes)
 		in.CreatedAt = sqlutil.FromMicros(created)
-		if hash.Valid {
-			hashes = append(hashes, hash.String)
+		if secretID.Valid {
+			secrets = append(secrets, identity.StoredSecret{
+				SecretInfo: identity.SecretInfo{ID: secretID.String, IntegrationID: in.ID, CreatedAt: sqlutil.FromMicros(secretCreated.Int64)},
+				Hash:       hash.String,
+			})
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -238,7 +243,7 @@ func (s clientStore) ClientSecrets(ctx context.Context, clientID string) (identi
 	if !found {
 		return identity.Integration{}, nil, errIntegrationNotFound(clientID)
 	}
-	return in, hashes, nil
+	return in, secrets, nil
 }
 
 func (s clientStore) CreateAuthorization(ctx context.Context, g identity.Grant, c identity.AuthorizationCode, purgeBefore time.Time) error {
