@@ -266,25 +266,27 @@ func isSelf(p *auth.Principal, u User) bool {
 }
 
 // DeleteUser removes a person of an organisation the caller sees, with
-// the person's preferences and links. Nobody deletes themselves.
+// the person's preferences and links, if the caller may act on the person
+// (mayActOn). Nobody deletes themselves. The rule is decided on the row
+// the store locks and deletes, so a concurrent change of the person's
+// scopes cannot slip in between.
 func (d *Directory) DeleteUser(ctx context.Context, p *auth.Principal, rawEmail string) error {
 	email, err := pathEmail(rawEmail)
 	if err != nil {
 		return err
 	}
-	u, err := d.store.VisibleUser(ctx, p.Visibility(), email)
-	if err != nil {
-		return err
-	}
-	if isSelf(p, u) {
-		return errs.Conflictf(CodeCannotDeleteSelf, "you cannot delete your own user")
-	}
-	return d.store.DeleteUser(ctx, p.Visibility(), u.ID)
+	return d.store.DeleteUser(ctx, p.Visibility(), email, func(current User) error {
+		if isSelf(p, current) {
+			return errs.Conflictf(CodeCannotDeleteSelf, "you cannot delete your own user")
+		}
+		return mayActOn(p, userPrincipal(current))
+	})
 }
 
-// ReplaceScopes replaces a person's scopes. The caller must hold every
-// scope it adds; removing is not restricted, as deleting the person is
-// not either. Nobody changes their own scopes.
+// ReplaceScopes replaces a person's scopes. The caller must be allowed to
+// act on the person as they are (mayActOn: it holds every scope they hold)
+// and hold every scope it adds (scope_not_held). Nobody changes their own
+// scopes.
 func (d *Directory) ReplaceScopes(ctx context.Context, p *auth.Principal, rawEmail string, names []string) (ScopeChange, error) {
 	var v errs.Validation
 	requested := scopesFrom(&v, "body.scopes", names)
@@ -300,6 +302,9 @@ func (d *Directory) ReplaceScopes(ctx context.Context, p *auth.Principal, rawEma
 			if isSelf(p, current) {
 				return nil, errs.Conflictf(CodeCannotChangeOwnScopes, "you cannot change your own scopes")
 			}
+			if err := mayActOn(p, userPrincipal(current)); err != nil {
+				return nil, err
+			}
 			added, _ := ScopeDiff(current.Scopes, requested)
 			if err := checkGrant(p, auth.NewScopeSet(added...), "body.scopes"); err != nil {
 				return nil, err
@@ -314,20 +319,28 @@ func (d *Directory) ReplaceScopes(ctx context.Context, p *auth.Principal, rawEma
 }
 
 // IssuePasswordLink gives a person of an organisation the caller sees a
-// fresh set-password link; earlier links of that person stop working. For
-// an active person it is a password reset: the old password works until
-// the link is used.
+// fresh set-password link, if the caller may act on the person
+// (mayActOn); earlier links of that person stop working. For an active
+// person it is a password reset: the old password works until the link is
+// used. As for deleting, the rule is decided on the locked row the link is
+// stored for.
 func (d *Directory) IssuePasswordLink(ctx context.Context, p *auth.Principal, rawEmail string) (User, IssuedLink, error) {
 	email, err := pathEmail(rawEmail)
 	if err != nil {
 		return User{}, IssuedLink{}, err
 	}
-	u, err := d.store.VisibleUser(ctx, p.Visibility(), email)
+	var u User
+	var issued IssuedLink
+	err = d.store.ReplacePasswordLink(ctx, p.Visibility(), email, func(current User) (SetPasswordLink, error) {
+		if err := mayActOn(p, userPrincipal(current)); err != nil {
+			return SetPasswordLink{}, err
+		}
+		var link SetPasswordLink
+		u = current
+		link, issued = d.newLink(current, d.now())
+		return link, nil
+	})
 	if err != nil {
-		return User{}, IssuedLink{}, err
-	}
-	link, issued := d.newLink(u, d.now())
-	if err := d.store.ReplacePasswordLink(ctx, link); err != nil {
 		return User{}, IssuedLink{}, err
 	}
 	return u, issued, nil

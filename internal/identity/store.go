@@ -42,9 +42,11 @@ type DirectoryStore interface {
 	// VisibleUser returns the user with this (lower-case) email if vis
 	// allows its organisation, or errs.NotFound.
 	VisibleUser(ctx context.Context, vis auth.Visibility, email string) (User, error)
-	// DeleteUser removes a user with its preferences and links, or
-	// returns errs.NotFound when vis does not reach it.
-	DeleteUser(ctx context.Context, vis auth.Visibility, userID string) error
+	// DeleteUser locks the visible user with this email, asks check
+	// whether it may go and removes it with its preferences and links, all
+	// in one transaction; check's error aborts the deletion and is
+	// returned. errs.NotFound when vis does not reach the user.
+	DeleteUser(ctx context.Context, vis auth.Visibility, email string, check func(current User) error) error
 	// UpdateUserScopes locks the visible user with this email, asks decide
 	// for its new scopes and stores them with updatedAt, all in one
 	// transaction; decide's error aborts the change and is returned.
@@ -58,10 +60,13 @@ type DirectoryStore interface {
 	// errs.NotFound when the user does not exist.
 	SavePreferences(ctx context.Context, p Preferences) error
 
-	// ReplacePasswordLink stores link as the only set-password link of its
-	// user, deleting earlier ones, or returns errs.NotFound when the user
-	// does not exist.
-	ReplacePasswordLink(ctx context.Context, link SetPasswordLink) error
+	// ReplacePasswordLink locks the visible user with this email, asks
+	// issue for a link and stores it as the user's only set-password link,
+	// deleting earlier ones, all in one transaction; issue's error aborts
+	// the change and is returned. errs.NotFound when vis does not reach the
+	// user.
+	ReplacePasswordLink(ctx context.Context, vis auth.Visibility, email string,
+		issue func(current User) (SetPasswordLink, error)) error
 	// PasswordLink returns the link with this token hash and its user, or
 	// errs.NotFound.
 	PasswordLink(ctx context.Context, tokenHash string) (SetPasswordLink, User, error)

@@ -38,6 +38,19 @@ func dirLink(u identity.User, hash string, expires time.Time) identity.SetPasswo
 	return identity.SetPasswordLink{TokenHash: hash, UserID: u.ID, OrganizationID: u.OrganizationID, CreatedAt: dirNow, ExpiresAt: expires}
 }
 
+// allow is a DeleteUser check that lets every deletion through.
+func allow(identity.User) error { return nil }
+
+// issueLink is a ReplacePasswordLink issuer that expects u and issues l.
+func issueLink(t *testing.T, u identity.User, l identity.SetPasswordLink) func(identity.User) (identity.SetPasswordLink, error) {
+	return func(cur identity.User) (identity.SetPasswordLink, error) {
+		if cur.ID != u.ID || cur.Email != u.Email {
+			t.Fatalf("issuing for %+v, want %s", cur, u.Email)
+		}
+		return l, nil
+	}
+}
+
 func dirCode(err error) string {
 	var e *errs.Error
 	if errors.As(err, &e) {
@@ -177,17 +190,34 @@ func TestDirectoryStoreUsers(t *testing.T) {
 			t.Fatalf("clearing scopes: %+v, %v", after, err)
 		}
 
-		// Deleting honours visibility.
-		if err := ds.DeleteUser(ctx, beta, carol.ID); !errs.Is(err, errs.NotFound) {
+		// Deleting honours visibility; the check sees the current row and can veto.
+		if err := ds.DeleteUser(ctx, beta, "carol@acme.test", func(identity.User) error {
+			t.Fatal("checked an invisible user")
+			return nil
+		}); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("beta deleted carol: %v", err)
 		}
-		if err := ds.DeleteUser(ctx, acme, carol.ID); err != nil {
+		if err := ds.DeleteUser(ctx, acme, "carol@acme.test", func(identity.User) error { return veto }); !errors.Is(err, veto) {
+			t.Fatalf("veto: %v", err)
+		}
+		if _, err := ds.UserByID(ctx, carol.ID); err != nil {
+			t.Fatalf("a vetoed delete removed the user: %v", err)
+		}
+		if err := ds.DeleteUser(ctx, acme, "carol@acme.test", func(cur identity.User) error {
+			if cur.ID != carol.ID || len(cur.Scopes) != 0 {
+				t.Fatalf("checked %+v", cur)
+			}
+			return nil
+		}); err != nil {
 			t.Fatal(err)
 		}
-		if err := ds.DeleteUser(ctx, acme, carol.ID); !errs.Is(err, errs.NotFound) {
+		if _, err := ds.UserByID(ctx, carol.ID); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("deleted user still there: %v", err)
+		}
+		if err := ds.DeleteUser(ctx, acme, "carol@acme.test", allow); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("second delete: %v", err)
 		}
-		if err := ds.DeleteUser(ctx, all, admin.ID); err != nil {
+		if err := ds.DeleteUser(ctx, all, "admin@beta.test", allow); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -228,7 +258,7 @@ func TestDirectoryStorePreferences(t *testing.T) {
 			t.Fatalf("saving for an unknown user: %v", err)
 		}
 		// Deleting the user deletes the preferences with it.
-		if err := ds.DeleteUser(ctx, auth.Visibility{OrganizationID: "acme"}, carol.ID); err != nil {
+		if err := ds.DeleteUser(ctx, auth.Visibility{OrganizationID: "acme"}, "carol@acme.test", allow); err != nil {
 			t.Fatal(err)
 		}
 		if err := ds.CreateUser(ctx, identity.User{ID: carol.ID, OrganizationID: "acme", Email: "carol@acme.test", Scopes: auth.ScopeSet{},
@@ -268,9 +298,20 @@ func TestDirectoryStorePasswordLinks(t *testing.T) {
 			t.Fatalf("half-created user: %v", err)
 		}
 
-		// Replacing deletes the earlier link.
+		// Replacing deletes the earlier link; the issuer sees the current
+		// row and can veto, which leaves the earlier link in place.
+		acme := auth.Visibility{OrganizationID: "acme"}
+		veto := errs.Forbiddenf("nope", "vetoed")
+		if err := ds.ReplacePasswordLink(ctx, acme, "carol@acme.test", func(identity.User) (identity.SetPasswordLink, error) {
+			return identity.SetPasswordLink{}, veto
+		}); !errors.Is(err, veto) {
+			t.Fatalf("veto: %v", err)
+		}
+		if _, _, err := ds.PasswordLink(ctx, "hash-1"); err != nil {
+			t.Fatalf("a vetoed replacement removed the link: %v", err)
+		}
 		second := dirLink(carol, "hash-2", dirNow.Add(80*time.Hour))
-		if err := ds.ReplacePasswordLink(ctx, second); err != nil {
+		if err := ds.ReplacePasswordLink(ctx, acme, "carol@acme.test", issueLink(t, carol, second)); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := ds.PasswordLink(ctx, "hash-1"); !errs.Is(err, errs.NotFound) {
@@ -279,9 +320,16 @@ func TestDirectoryStorePasswordLinks(t *testing.T) {
 		if _, ok, err := ds.ConsumePasswordLink(ctx, "hash-1", dirNow, "$argon2id$x"); ok || err != nil {
 			t.Fatalf("consumed a replaced link: %v %v", ok, err)
 		}
-		if err := ds.ReplacePasswordLink(ctx, identity.SetPasswordLink{TokenHash: "hash-x", UserID: "nope", OrganizationID: "acme",
-			CreatedAt: dirNow, ExpiresAt: dirNow.Add(time.Hour)}); !errs.Is(err, errs.NotFound) {
-			t.Fatalf("link for an unknown user: %v", err)
+		for _, c := range []struct {
+			vis   auth.Visibility
+			email string
+		}{{acme, "nobody@acme.test"}, {auth.Visibility{OrganizationID: "beta"}, "carol@acme.test"}} {
+			if err := ds.ReplacePasswordLink(ctx, c.vis, c.email, func(identity.User) (identity.SetPasswordLink, error) {
+				t.Fatal("issued for an unknown or invisible user")
+				return identity.SetPasswordLink{}, nil
+			}); !errs.Is(err, errs.NotFound) {
+				t.Fatalf("link for %s seen by %+v: %v", c.email, c.vis, err)
+			}
 		}
 
 		// Expiry is exclusive: at ExpiresAt the link is dead.
@@ -306,10 +354,10 @@ func TestDirectoryStorePasswordLinks(t *testing.T) {
 
 		// Deleting the user deletes its links.
 		third := dirLink(carol, "hash-3", dirNow.Add(time.Hour))
-		if err := ds.ReplacePasswordLink(ctx, third); err != nil {
+		if err := ds.ReplacePasswordLink(ctx, auth.Visibility{All: true}, "carol@acme.test", issueLink(t, carol, third)); err != nil {
 			t.Fatal(err)
 		}
-		if err := ds.DeleteUser(ctx, auth.Visibility{OrganizationID: "acme"}, carol.ID); err != nil {
+		if err := ds.DeleteUser(ctx, auth.Visibility{OrganizationID: "acme"}, "carol@acme.test", allow); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := ds.PasswordLink(ctx, "hash-3"); !errs.Is(err, errs.NotFound) {

@@ -131,6 +131,7 @@ func RegisterClients(s *httpapi.Server, c *identity.Clients) {
 		Summary: "Delete an integration", DefaultStatus: http.StatusNoContent,
 		Description: "Deletes an integration and all its secrets; from that moment it gets no new tokens " +
 			"(tokens issued before stay valid until they expire, at most 3600 s). " +
+			"403 stronger_principal when the integration holds a scope the caller lacks (the detail names them); " +
 			"409 cannot_delete_self when the caller's token belongs to this integration.",
 		Tags:   []string{tagIntegrations},
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
@@ -140,10 +141,11 @@ func RegisterClients(s *httpapi.Server, c *identity.Clients) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "listIntegrationSecrets", Method: http.MethodGet, Path: "/v1/integrations/{integration_id}/secrets",
-		Summary:     "List an integration's secrets",
-		Description: "Lists the active secrets of an integration, oldest first; their values are never returned.",
-		Tags:        []string{tagIntegrations},
-		Errors:      []int{http.StatusNotFound},
+		Summary: "List an integration's secrets",
+		Description: "Lists the active secrets of an integration, oldest first; their values are never returned. " +
+			"403 stronger_principal when the integration holds a scope the caller lacks (the detail names them).",
+		Tags:   []string{tagIntegrations},
+		Errors: []int{http.StatusNotFound},
 	}, httpapi.Scopes(auth.ClientsRead), func(ctx context.Context, in *integrationPath) (*listSecretsOutput, error) {
 		list, err := c.Secrets(ctx, httpapi.Principal(ctx), in.IntegrationID)
 		if err != nil {
@@ -161,7 +163,8 @@ func RegisterClients(s *httpapi.Server, c *identity.Clients) {
 		Summary: "Add a secret", DefaultStatus: http.StatusCreated,
 		Description: "Adds a client secret, returned only in this response. An integration holds at most " +
 			strconv.Itoa(identity.MaxActiveSecrets) + " active secrets (409 secret_limit_reached): to rotate, add a new secret, " +
-			"move the consumers to it, then delete the old one.",
+			"move the consumers to it, then delete the old one. An integration may add secrets to itself. " +
+			"403 stronger_principal when the integration holds a scope the caller lacks (the detail names them).",
 		Tags:   []string{tagIntegrations},
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
 	}, httpapi.Scopes(auth.ClientsWrite), func(ctx context.Context, in *integrationPath) (*createSecretOutput, error) {
@@ -176,6 +179,7 @@ func RegisterClients(s *httpapi.Server, c *identity.Clients) {
 		OperationID: "deleteIntegrationSecret", Method: http.MethodDelete, Path: "/v1/integrations/{integration_id}/secrets/{secret_id}",
 		Summary: "Delete a secret", DefaultStatus: http.StatusNoContent,
 		Description: "Deletes a client secret; from that moment it gets no new tokens. " +
+			"403 stronger_principal when the integration holds a scope the caller lacks (the detail names them); " +
 			"409 last_secret when it is the integration's only secret: add a new secret first, or delete the integration.",
 		Tags:   []string{tagIntegrations},
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},

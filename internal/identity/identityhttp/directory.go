@@ -165,7 +165,7 @@ type userEmailInput struct {
 type replaceScopesInput struct {
 	Email string `path:"email" doc:"The user's e-mail address, matched case-insensitively."`
 	Body  struct {
-		Scopes []string `json:"scopes" nullable:"false" maxItems:"64" doc:"The complete new set of scopes. The caller must hold each scope it adds."`
+		Scopes []string `json:"scopes" nullable:"false" maxItems:"64" doc:"The complete new set of scopes. The caller must hold each one, and each scope the person holds now."`
 	}
 }
 
@@ -262,7 +262,8 @@ func registerUsers(s *httpapi.Server, d *identity.Directory) {
 		OperationID: "deleteUser", Method: http.MethodDelete, Path: "/v1/users/{email}",
 		Summary: "Delete a user", Tags: []string{tagDirectoryUsers}, DefaultStatus: http.StatusNoContent,
 		Description: "Deletes a person for good, with their preferences and set-password link; their tokens stop " +
-			"being renewed. 404 when not visible; 409 cannot_delete_self for the caller's own user.",
+			"being renewed. 404 when not visible; 403 stronger_principal when the person holds a scope the caller lacks " +
+			"(the detail names them); 409 cannot_delete_self for the caller's own user.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
 	}, httpapi.Scopes(auth.UsersWrite), func(ctx context.Context, in *userEmailInput) (*userDeletedOutput, error) {
 		if err := d.DeleteUser(ctx, httpapi.Principal(ctx), in.Email); err != nil {
@@ -274,9 +275,9 @@ func registerUsers(s *httpapi.Server, d *identity.Directory) {
 	httpapi.Register(s, huma.Operation{
 		OperationID: "replaceUserScopes", Method: http.MethodPut, Path: "/v1/users/{email}/scopes",
 		Summary: "Replace a user's scopes", Tags: []string{tagDirectoryUsers},
-		Description: "Replaces the person's scopes with the given set. The caller must hold every scope it adds " +
-			"(403 scope_not_held); removing is not restricted. 409 cannot_change_own_scopes for the caller's own user; " +
-			"422 for an unknown scope.",
+		Description: "Replaces the person's scopes with the given set. The caller must hold every scope the person holds " +
+			"(403 stronger_principal, naming the ones it lacks), removing included, and every scope it adds (403 scope_not_held). " +
+			"409 cannot_change_own_scopes for the caller's own user; 422 for an unknown scope.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.UsersWrite), func(ctx context.Context, in *replaceScopesInput) (*replaceScopesOutput, error) {
 		change, err := d.ReplaceScopes(ctx, httpapi.Principal(ctx), in.Email, in.Body.Scopes)
@@ -295,7 +296,8 @@ func registerUsers(s *httpapi.Server, d *identity.Directory) {
 		Summary: "Issue a set-password link", Tags: []string{tagDirectoryUsers}, DefaultStatus: http.StatusCreated,
 		Description: "Issues a fresh one-time set-password link (valid 72 hours) for an existing person; earlier links " +
 			"of that person stop working. For an active person it resets the password once the link is used; the " +
-			"current password keeps working until then. 404 when not visible.",
+			"current password keeps working until then. 404 when not visible; 403 stronger_principal when the person holds " +
+			"a scope the caller lacks (the detail names them).",
 		Errors: []int{http.StatusNotFound},
 	}, httpapi.Scopes(auth.UsersWrite), func(ctx context.Context, in *userEmailInput) (*passwordLinkOutput, error) {
 		u, link, err := d.IssuePasswordLink(ctx, httpapi.Principal(ctx), in.Email)

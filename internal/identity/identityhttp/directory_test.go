@@ -344,13 +344,21 @@ func TestDirectoryReplaceScopes(t *testing.T) {
 		if !strings.Contains(r2["detail"].(string), "market.write") {
 			t.Fatalf("detail %v", r2)
 		}
-		// Removing a scope the caller lacks is allowed, keeping one too.
+		// A person holding a scope the caller lacks is out of the caller's
+		// reach, also for removing scopes; a caller holding all of them may.
 		h.Do("PUT", "/v1/users/carol@acme.test/scopes", h.AdminToken(), map[string]any{"scopes": []string{"market.write", "users.read"}}).Expect(t, 200, "")
-		r = h.Do("PUT", "/v1/users/carol@acme.test/scopes", acme, map[string]any{"scopes": []string{"market.write"}}).Expect(t, 200, "").Map(t)
-		if len(strs(r["added"])) != 0 || !sameStrings(strs(r["removed"]), []string{"users.read"}) {
-			t.Fatalf("keeping an unheld scope %v", r)
+		for _, scopes := range [][]string{{"market.write"}, {"users.read"}, {}} {
+			r2 = h.Do("PUT", "/v1/users/carol@acme.test/scopes", acme, map[string]any{"scopes": scopes}).Expect(t, 403, identity.CodeStrongerPrincipal).Map(t)
+			if !strings.HasSuffix(r2["detail"].(string), "you lack market.write") {
+				t.Fatalf("detail %v", r2)
+			}
 		}
-		r = h.Do("PUT", "/v1/users/carol@acme.test/scopes", acme, map[string]any{"scopes": []string{}}).Expect(t, 200, "").Map(t)
+		marketWriter := h.TokenFor("acme", auth.UsersWrite, auth.UsersRead, auth.MarketWrite)
+		r = h.Do("PUT", "/v1/users/carol@acme.test/scopes", marketWriter, map[string]any{"scopes": []string{"market.write"}}).Expect(t, 200, "").Map(t)
+		if len(strs(r["added"])) != 0 || !sameStrings(strs(r["removed"]), []string{"users.read"}) {
+			t.Fatalf("removing one %v", r)
+		}
+		r = h.Do("PUT", "/v1/users/carol@acme.test/scopes", marketWriter, map[string]any{"scopes": []string{}}).Expect(t, 200, "").Map(t)
 		if len(strs(r["scopes"])) != 0 || !sameStrings(strs(r["removed"]), []string{"market.write"}) {
 			t.Fatalf("clearing %v", r)
 		}

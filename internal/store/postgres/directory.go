@@ -175,23 +175,34 @@ func (s directoryStore) VisibleUser(ctx context.Context, vis auth.Visibility, em
 		email, vis.All, vis.OrganizationID))
 }
 
-func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, userID string) error {
-	tag, err := s.db.pool.Exec(ctx, `DELETE FROM users WHERE user_id = $1 AND `+userVisible, userID, vis.All, vis.OrganizationID)
-	if err != nil {
+// lockVisibleUser reads and locks the visible user with this email for
+// the rest of tx, so that the caller's decision holds until its change is
+// committed. Every transaction that changes a user, its scopes or its
+// links locks the user row first, in this way or by id.
+func lockVisibleUser(ctx context.Context, tx pgx.Tx, vis auth.Visibility, email string) (identity.User, error) {
+	return scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE email = $1 AND `+userVisible+` FOR UPDATE`,
+		email, vis.All, vis.OrganizationID))
+}
+
+func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, email string, check func(identity.User) error) error {
+	return s.db.tx(ctx, func(tx pgx.Tx) error {
+		u, err := lockVisibleUser(ctx, tx, vis, email)
+		if err != nil {
+			return err
+		}
+		if err := check(u); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM users WHERE user_id = $1`, u.ID)
 		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return errs.NotFoundf("user not found")
-	}
-	return nil
+	})
 }
 
 func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibility, email string, updatedAt time.Time,
 	decide func(identity.User) (auth.ScopeSet, error)) (before, after identity.User, err error) {
 	err = s.db.tx(ctx, func(tx pgx.Tx) error {
 		var err error
-		before, err = scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE email = $1 AND `+userVisible+` FOR UPDATE`,
-			email, vis.All, vis.OrganizationID))
+		before, err = lockVisibleUser(ctx, tx, vis, email)
 		if err != nil {
 			return err
 		}
@@ -238,19 +249,20 @@ func (s directoryStore) SavePreferences(ctx context.Context, p identity.Preferen
 	return nil
 }
 
-func (s directoryStore) ReplacePasswordLink(ctx context.Context, link identity.SetPasswordLink) error {
+func (s directoryStore) ReplacePasswordLink(ctx context.Context, vis auth.Visibility, email string,
+	issue func(identity.User) (identity.SetPasswordLink, error)) error {
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
-		// Locking the user serialises issuing with deleting the user and
-		// with other issues for the same user.
-		var id string
-		err := tx.QueryRow(ctx, `SELECT user_id FROM users WHERE user_id = $1 FOR UPDATE`, link.UserID).Scan(&id)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return errs.NotFoundf("user not found")
-		}
+		// Locking the user serialises issuing with deleting the user, with
+		// changing its scopes and with other issues for the same user.
+		u, err := lockVisibleUser(ctx, tx, vis, email)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM set_password_links WHERE user_id = $1`, link.UserID); err != nil {
+		link, err := issue(u)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM set_password_links WHERE user_id = $1`, u.ID); err != nil {
 			return err
 		}
 		return insertLink(ctx, tx, link)

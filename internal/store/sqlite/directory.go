@@ -175,31 +175,34 @@ func (s directoryStore) VisibleUser(ctx context.Context, vis auth.Visibility, em
 		email, vis.All, vis.OrganizationID))
 }
 
-func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, userID string) error {
+// visibleUserIn reads the visible user with this email in a write
+// transaction; holding SQLite's single writer lock from BEGIN IMMEDIATE on,
+// the read, the caller's decision and the write are not interleaved with
+// another writer.
+func visibleUserIn(ctx context.Context, tx *sql.Tx, vis auth.Visibility, email string) (identity.User, error) {
+	return scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email = ? AND `+userVisible,
+		email, vis.All, vis.OrganizationID))
+}
+
+func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, email string, check func(identity.User) error) error {
 	return s.db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE user_id = ? AND `+userVisible, userID, vis.All, vis.OrganizationID)
+		u, err := visibleUserIn(ctx, tx, vis, email)
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			if err == nil {
-				err = errs.NotFoundf("user not found")
-			}
+		if err := check(u); err != nil {
 			return err
 		}
-		return nil
+		_, err = tx.ExecContext(ctx, `DELETE FROM users WHERE user_id = ?`, u.ID)
+		return err
 	})
 }
 
 func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibility, email string, updatedAt time.Time,
 	decide func(identity.User) (auth.ScopeSet, error)) (before, after identity.User, err error) {
-	// The write transaction holds SQLite's single writer lock from BEGIN
-	// IMMEDIATE on, so the read, decision and write are not interleaved
-	// with another writer.
 	err = s.db.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		before, err = scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email = ? AND `+userVisible,
-			email, vis.All, vis.OrganizationID))
+		before, err = visibleUserIn(ctx, tx, vis, email)
 		if err != nil {
 			return err
 		}
@@ -266,17 +269,18 @@ func (s directoryStore) SavePreferences(ctx context.Context, p identity.Preferen
 	})
 }
 
-func (s directoryStore) ReplacePasswordLink(ctx context.Context, link identity.SetPasswordLink) error {
+func (s directoryStore) ReplacePasswordLink(ctx context.Context, vis auth.Visibility, email string,
+	issue func(identity.User) (identity.SetPasswordLink, error)) error {
 	return s.db.tx(ctx, func(tx *sql.Tx) error {
-		var id string
-		err := tx.QueryRowContext(ctx, `SELECT user_id FROM users WHERE user_id = ?`, link.UserID).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return errs.NotFoundf("user not found")
-		}
+		u, err := visibleUserIn(ctx, tx, vis, email)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM set_password_links WHERE user_id = ?`, link.UserID); err != nil {
+		link, err := issue(u)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM set_password_links WHERE user_id = ?`, u.ID); err != nil {
 			return err
 		}
 		return insertLink(ctx, tx, link)
