@@ -51,7 +51,7 @@ type NewIntegration struct {
 	Name   string
 	Scopes []string
 	// OrganizationID is the organisation to create it in; empty means the
-	// caller's own.
+	// caller's own, except for platform administrators, who must name it.
 	OrganizationID string
 }
 
@@ -69,7 +69,7 @@ func (c *Clients) List(ctx context.Context, caller *auth.Principal) ([]Integrati
 
 // Create registers an integration with a first secret.
 func (c *Clients) Create(ctx context.Context, caller *auth.Principal, req NewIntegration) (Integration, CreatedSecret, error) {
-	name, scopes, err := validateNewIntegration(req)
+	name, scopes, err := validateNewIntegration(caller, req)
 	if err != nil {
 		return Integration{}, CreatedSecret{}, err
 	}
@@ -210,9 +210,9 @@ func (c *Clients) EnsureIntegration(ctx context.Context, org, clientID, name, se
 	return nil
 }
 
-// validateNewIntegration checks a creation request and returns the
+// validateNewIntegration checks caller's creation request and returns the
 // normalised name and the scope set; every offending field is named.
-func validateNewIntegration(req NewIntegration) (string, auth.ScopeSet, error) {
+func validateNewIntegration(caller *auth.Principal, req NewIntegration) (string, auth.ScopeSet, error) {
 	var v errs.Validation
 	name, problem := checkIntegrationName(req.Name)
 	if problem != "" {
@@ -230,6 +230,7 @@ func validateNewIntegration(req NewIntegration) (string, auth.ScopeSet, error) {
 		}
 		scopes[auth.Scope(s)] = struct{}{}
 	}
+	requireNamedOrganization(&v, caller, req.OrganizationID)
 	return name, scopes, v.Err()
 }
 

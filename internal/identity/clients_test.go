@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"atcp/internal/auth"
 	"atcp/internal/errs"
 )
 
@@ -32,22 +33,32 @@ func TestCheckIntegrationName(t *testing.T) {
 }
 
 func TestValidateNewIntegration(t *testing.T) {
+	acme := &auth.Principal{OrganizationID: "acme"}
+	platform := &auth.Principal{OrganizationID: auth.PlatformOrganization}
 	for _, tc := range []struct {
 		name      string
+		caller    *auth.Principal // acme when nil
 		req       NewIntegration
 		locations []string // offending fields, empty when valid
 		scopes    string
 	}{
-		{"valid", NewIntegration{Name: "ems", Scopes: []string{"market.write", "asset.read", "asset.read"}}, nil, "asset.read market.write"},
-		{"no scopes at all is allowed", NewIntegration{Name: "ems", Scopes: []string{}}, nil, ""},
-		{"scopes missing", NewIntegration{Name: "ems"}, []string{"body.scopes"}, ""},
-		{"not grantable to integrations", NewIntegration{Name: "ems", Scopes: []string{"asset.read", "dispatch.write", "pool.read"}},
+		{"valid", nil, NewIntegration{Name: "ems", Scopes: []string{"market.write", "asset.read", "asset.read"}}, nil, "asset.read market.write"},
+		{"no scopes at all is allowed", nil, NewIntegration{Name: "ems", Scopes: []string{}}, nil, ""},
+		{"scopes missing", nil, NewIntegration{Name: "ems"}, []string{"body.scopes"}, ""},
+		{"not grantable to integrations", nil, NewIntegration{Name: "ems", Scopes: []string{"asset.read", "dispatch.write", "pool.read"}},
 			[]string{"body.scopes[1]", "body.scopes[2]"}, ""},
-		{"unknown scope", NewIntegration{Name: "ems", Scopes: []string{"root"}}, []string{"body.scopes[0]"}, ""},
-		{"every field wrong", NewIntegration{Name: " ", Scopes: []string{"tso"}}, []string{"body.name", "body.scopes[0]"}, ""},
+		{"unknown scope", nil, NewIntegration{Name: "ems", Scopes: []string{"root"}}, []string{"body.scopes[0]"}, ""},
+		{"every field wrong", platform, NewIntegration{Name: " ", Scopes: []string{"tso"}},
+			[]string{"body.name", "body.scopes[0]", "body.organization_id"}, ""},
+		{"platform callers name the organisation", platform, NewIntegration{Name: "ems", Scopes: []string{}}, []string{"body.organization_id"}, ""},
+		{"platform callers may name their own", platform, NewIntegration{Name: "ems", Scopes: []string{}, OrganizationID: auth.PlatformOrganization}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, scopes, err := validateNewIntegration(tc.req)
+			caller := tc.caller
+			if caller == nil {
+				caller = acme
+			}
+			_, scopes, err := validateNewIntegration(caller, tc.req)
 			if len(tc.locations) == 0 {
 				if err != nil || scopes.String() != tc.scopes {
 					t.Fatalf("got %q, %v; want %q", scopes, err, tc.scopes)

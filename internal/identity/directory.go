@@ -229,6 +229,7 @@ func (d *Directory) CreateUser(ctx context.Context, p *auth.Principal, in NewUse
 		v.Add("body.email", err.Error(), in.Email)
 	}
 	scopes := scopesFrom(&v, "body.scopes", in.Scopes)
+	requireNamedOrganization(&v, p, in.OrganizationID)
 	if err := v.Err(); err != nil {
 		return User{}, IssuedLink{}, err
 	}

@@ -53,5 +53,5 @@ type LinkInfo struct {
 type NewUser struct {
 	Email          string
 	Scopes         []string
-	OrganizationID string // empty: the caller's organisation
+	OrganizationID string // empty: the caller's organisation; platform administrators must name it
 }

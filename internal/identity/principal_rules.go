@@ -55,3 +55,14 @@ func mayActOn(caller *auth.Principal, target principal) error {
 		"this %s holds scopes you do not hold, so you may not act on it; you lack %s",
 		target.kind, strings.Join(auth.ScopeNames(missing), ", "))
 }
+
+// requireNamedOrganization makes platform administrators name the
+// organisation a new user or integration belongs to: defaulting to the
+// caller's own would quietly create another platform administrator.
+// Others default to their own organisation.
+func requireNamedOrganization(v *errs.Validation, caller *auth.Principal, named string) {
+	if named == "" && caller.IsPlatformAdmin() {
+		v.Add("body.organization_id", "required for platform administrators: name the organisation, "+
+			auth.PlatformOrganization+" included", nil)
+	}
+}

@@ -59,7 +59,7 @@ type createIntegrationInput struct {
 	Body struct {
 		Name           string   `json:"name" minLength:"1" maxLength:"100" doc:"Name, unique within the organisation; surrounding white space is dropped."`
 		Scopes         []string `json:"scopes" maxItems:"50" doc:"Scopes to grant. Grantable to integrations: asset.read, asset.write, alarm.read, alarm.write, market.read, market.write, report.read, users.read, users.write, clients.read, clients.write. The caller must hold each one itself."`
-		OrganizationID string   `json:"organization_id,omitempty" doc:"Organisation to create the integration in; defaults to the caller's. Only platform administrators may name another organisation."`
+		OrganizationID string   `json:"organization_id,omitempty" doc:"Organisation to create the integration in. Platform administrators must name it, platform itself included (422 when missing); others may leave it out for their own organisation and may name only that one."`
 	}
 }
 
@@ -109,8 +109,8 @@ func RegisterClients(s *httpapi.Server, c *identity.Clients) {
 		Description: "Creates an integration with its first client secret, which is returned only in this response. " +
 			"The integration_id is the OAuth client_id for the client_credentials grant. " +
 			"409 integration_exists when the organisation already has an integration of that name; " +
-			"422 for a scope integrations may not be granted or an unknown organisation; " +
-			"403 scope_not_held for a scope the caller does not hold, platform_admin_required for another organisation.",
+			"422 for a scope integrations may not be granted, an unknown organisation, or a platform administrator leaving out " +
+			"organization_id; 403 scope_not_held for a scope the caller does not hold, platform_admin_required for another organisation.",
 		Tags:   []string{tagIntegrations},
 		Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.ClientsWrite), func(ctx context.Context, in *createIntegrationInput) (*createIntegrationOutput, error) {

@@ -134,6 +134,32 @@ func TestIntegrationCreateAndList(t *testing.T) {
 		if len(list) != 1 || list[0]["integration_id"] != forBeta["integration_id"] {
 			t.Fatalf("beta sees %v", list)
 		}
+
+		// Platform administrators name the organisation, their own included:
+		// a default would quietly create another platform administrator.
+		for _, body := range []map[string]any{
+			{"name": "defaulted", "scopes": []string{"asset.read"}},
+			{"name": "defaulted", "scopes": []string{"asset.read"}, "organization_id": ""},
+		} {
+			r = h.Do("POST", "/v1/integrations", admin, body).Expect(t, 422, "validation_failed")
+			if locs := problemLocations(t, r); strings.Join(locs, ",") != "body.organization_id" {
+				t.Fatalf("422 names %v", locs)
+			}
+		}
+		r = h.Do("POST", "/v1/integrations", admin, map[string]any{"name": " ", "scopes": []string{"tso"}}).Expect(t, 422, "validation_failed")
+		if locs := problemLocations(t, r); strings.Join(locs, ",") != "body.name,body.scopes[0],body.organization_id" {
+			t.Fatalf("422 names %v", locs)
+		}
+		var ownOrg map[string]any
+		h.Do("POST", "/v1/integrations", admin, map[string]any{"name": "named", "scopes": []string{"asset.read"}, "organization_id": auth.PlatformOrganization}).
+			Expect(t, 201, "").JSON(t, &ownOrg)
+		if ownOrg["organization_id"] != auth.PlatformOrganization {
+			t.Fatalf("admin created %v", ownOrg)
+		}
+		h.Do("GET", "/v1/integrations", admin, nil).Expect(t, 200, "").JSON(t, &list)
+		if len(list) != 4 {
+			t.Fatalf("rejected creations were stored: %d integrations", len(list))
+		}
 	})
 }
 

@@ -138,7 +138,7 @@ type createUserInput struct {
 	Body struct {
 		Email          string   `json:"email" format:"email" maxLength:"254" doc:"E-mail address; normalised to lower case and used as the username. Unique across all organisations."`
 		Scopes         []string `json:"scopes,omitempty" nullable:"false" maxItems:"64" doc:"Scopes to grant; each must be a known scope the caller holds itself. Default: none."`
-		OrganizationID string   `json:"organization_id,omitempty" doc:"Organisation of the new user; only platform administrators may name another than their own. Default: the caller's."`
+		OrganizationID string   `json:"organization_id,omitempty" doc:"Organisation of the new user. Platform administrators must name it, platform itself included (422 when missing); others may leave it out for their own organisation and may name only that one."`
 	}
 }
 
@@ -227,7 +227,8 @@ func registerUsers(s *httpapi.Server, d *identity.Directory) {
 		Description: "Creates a person, invited until they set a password through the returned one-time set-password link " +
 			"(valid 72 hours; atcp sends no e-mail, so pass the link on). 409 user_exists when the e-mail address is taken " +
 			"in any organisation; 403 scope_not_held when granting a scope the caller lacks; 403 platform_admin_required " +
-			"when naming another organisation without being a platform administrator; 422 for an unknown scope or organisation.",
+			"when naming another organisation without being a platform administrator; 422 for an unknown scope or organisation, " +
+			"or when a platform administrator leaves out organization_id.",
 		Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.UsersWrite), func(ctx context.Context, in *createUserInput) (*createUserOutput, error) {
 		u, link, err := d.CreateUser(ctx, httpapi.Principal(ctx), identity.NewUser{

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"atcp/internal/auth"
+	"atcp/internal/errs"
 	"atcp/internal/identity"
 	"atcp/internal/identity/identityhttp"
 	"atcp/internal/store"
@@ -250,6 +251,29 @@ func TestDirectoryCreateAndListUsers(t *testing.T) {
 		if created["organization_id"] != "beta" {
 			t.Fatalf("admin-created user %v", created)
 		}
+		// Platform administrators name the organisation, their own included:
+		// a default would quietly create another platform administrator.
+		for _, c := range []struct {
+			body map[string]any
+			locs []string
+		}{
+			{map[string]any{"email": "olga@platform.test", "scopes": []string{"users.write"}}, []string{"body.organization_id"}},
+			{map[string]any{"email": "olga@platform.test", "organization_id": ""}, []string{"body.organization_id"}},
+			{map[string]any{"email": "olga@platform.test", "scopes": []string{"root"}}, []string{"body.scopes[0]", "body.organization_id"}},
+		} {
+			r := h.Do("POST", "/v1/users", admin, c.body).Expect(t, 422, "validation_failed")
+			if locs := fieldLocations(t, r); !sameStrings(locs, c.locs) {
+				t.Fatalf("%v: locations %v, want %v", c.body, locs, c.locs)
+			}
+		}
+		if _, err := e.st.UserByEmail(context.Background(), "olga@platform.test"); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("a rejected creation was stored: %v", err)
+		}
+		created = h.Do("POST", "/v1/users", admin, map[string]any{"email": "olga@platform.test", "organization_id": auth.PlatformOrganization}).
+			Expect(t, 201, "").Map(t)
+		if created["organization_id"] != auth.PlatformOrganization {
+			t.Fatalf("admin-created user %v", created)
+		}
 		// Nothing rejected above was stored.
 		if got := emails(t, h.Do("GET", "/v1/users", acme, nil).Expect(t, 200, "")); !sameStrings(got, []string{"boss@acme.test", "carol@acme.test", "dan@acme.test"}) {
 			t.Fatalf("acme users after rejections %v", got)
@@ -262,7 +286,7 @@ func TestDirectoryCreateAndListUsers(t *testing.T) {
 		if got := emails(t, h.Do("GET", "/v1/users?organization_id=acme", admin, nil).Expect(t, 200, "")); len(got) != 3 {
 			t.Fatalf("admin listing acme %v", got)
 		}
-		if got := emails(t, h.Do("GET", "/v1/users", admin, nil).Expect(t, 200, "")); len(got) != 0 {
+		if got := emails(t, h.Do("GET", "/v1/users", admin, nil).Expect(t, 200, "")); !sameStrings(got, []string{"olga@platform.test"}) {
 			t.Fatalf("admin's own organisation %v", got)
 		}
 		h.Do("GET", "/v1/users?organization_id=acme", acme, nil).Expect(t, 200, "")

@@ -149,3 +149,55 @@ func TestUserCannotTakeOverAStrongerUser(t *testing.T) {
 		h.Do("DELETE", "/v1/users/carol@acme.example", attacker, nil).Expect(t, 204, "")
 	})
 }
+
+// TestActingOnAPrincipalIsDocumented: every operation on an existing user
+// or integration documents its 403 stronger_principal, and both creations
+// say that platform administrators must name the organisation.
+func TestActingOnAPrincipalIsDocumented(t *testing.T) {
+	e := newIdentityEnv(t, testkit.OpenSQLite(t))
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Description string `json:"description"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Description string `json:"description"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	e.h.Do("GET", "/openapi.json", "", nil).Expect(t, 200, "").JSON(t, &doc)
+	for path, methods := range map[string][]string{
+		"/v1/integrations/{integration_id}":                     {"delete"},
+		"/v1/integrations/{integration_id}/secrets":             {"get", "post"},
+		"/v1/integrations/{integration_id}/secrets/{secret_id}": {"delete"},
+		"/v1/users/{email}":                                     {"delete"},
+		"/v1/users/{email}/scopes":                              {"put"},
+		"/v1/users/{email}/password-link":                       {"post"},
+	} {
+		for _, m := range methods {
+			if d := doc.Paths[path][m].Description; !strings.Contains(d, "403 stronger_principal") {
+				t.Errorf("%s %s does not document stronger_principal: %q", m, path, d)
+			}
+		}
+	}
+	for _, path := range []string{"/v1/users", "/v1/integrations"} {
+		if d := doc.Paths[path]["post"].Description; !strings.Contains(d, "leaving out organization_id") && !strings.Contains(d, "leaves out organization_id") {
+			t.Errorf("POST %s does not document the required organization_id: %q", path, d)
+		}
+	}
+	found := 0
+	for _, schema := range doc.Components.Schemas {
+		if d := schema.Properties["organization_id"].Description; strings.HasPrefix(d, "Organisation of the new user.") ||
+			strings.HasPrefix(d, "Organisation to create the integration in.") {
+			found++
+			if !strings.Contains(d, "Platform administrators must name it") {
+				t.Errorf("organization_id: %q", d)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("found %d creation bodies with organization_id, want 2", found)
+	}
+}
