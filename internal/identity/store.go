@@ -39,9 +39,6 @@ type DirectoryStore interface {
 	// Users returns the users of organisation org ordered by email; none
 	// when vis does not allow org.
 	Users(ctx context.Context, vis auth.Visibility, org string) ([]User, error)
-	// VisibleUser returns the user with this (lower-case) email if vis
-	// allows its organisation, or errs.NotFound.
-	VisibleUser(ctx context.Context, vis auth.Visibility, email string) (User, error)
 	// DeleteUser locks the visible user with this email, asks check
 	// whether it may go and removes it with its preferences and links, all
 	// in one transaction; check's error aborts the deletion and is

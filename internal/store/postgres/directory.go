@@ -170,11 +170,6 @@ func (s directoryStore) Users(ctx context.Context, vis auth.Visibility, org stri
 	return out, rows.Err()
 }
 
-func (s directoryStore) VisibleUser(ctx context.Context, vis auth.Visibility, email string) (identity.User, error) {
-	return scanUser(s.db.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE email = $1 AND `+userVisible,
-		email, vis.All, vis.OrganizationID))
-}
-
 // lockVisibleUser reads and locks the visible user with this email for
 // the rest of tx, so that the caller's decision holds until its change is
 // committed. Every transaction that changes a user, its scopes or its

@@ -170,11 +170,6 @@ func (s directoryStore) Users(ctx context.Context, vis auth.Visibility, org stri
 	return out, rows.Err()
 }
 
-func (s directoryStore) VisibleUser(ctx context.Context, vis auth.Visibility, email string) (identity.User, error) {
-	return scanUser(s.db.r.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email = ? AND `+userVisible,
-		email, vis.All, vis.OrganizationID))
-}
-
 // visibleUserIn reads the visible user with this email in a write
 // transaction; holding SQLite's single writer lock from BEGIN IMMEDIATE on,
 // the read, the caller's decision and the write are not interleaved with
