@@ -176,19 +176,21 @@ func (s directoryStore) VisibleUser(ctx context.Context, vis auth.Visibility, em
 }
 
 func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, userID string) error {
-	tag, err := s.db.pool.Exec(ctx, `DELETE FROM users WHERE user_id = $1 AND `+userVisible, userID, vis.All, vis.OrganizationID)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return errs.NotFoundf("user not found")
-	}
-	return nil
+	return s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM users WHERE user_id = $1 AND `+userVisible, userID, vis.All, vis.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return errs.NotFoundf("user not found")
+		}
+		return changed(userID)
+	})
 }
 
 func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibility, email string, updatedAt time.Time,
 	decide func(identity.User) (auth.ScopeSet, error)) (before, after identity.User, err error) {
-	err = s.db.tx(ctx, func(tx pgx.Tx) error {
+	err = s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		var err error
 		before, err = scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE email = $1 AND `+userVisible+` FOR UPDATE`,
 			email, vis.All, vis.OrganizationID))
@@ -201,7 +203,10 @@ func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibilit
 		}
 		after, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET scopes = $2, updated_at = $3 WHERE user_id = $1 RETURNING `+userColumns,
 			before.ID, scopes.Strings(), updatedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		return changed(before.ID)
 	})
 	if err != nil {
 		return identity.User{}, identity.User{}, err
@@ -279,7 +284,7 @@ func (s directoryStore) PasswordLink(ctx context.Context, tokenHash string) (ide
 func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash string, now time.Time, passwordHash string) (identity.User, bool, error) {
 	var u identity.User
 	var consumed bool
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		// Lock the user before the link, in the order in which deleting
 		// the user (cascading to its links) and issuing a link take them.
 		// Concurrent consumers queue on the user row; the first sets
@@ -303,8 +308,14 @@ func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash strin
 		}
 		u, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET password_hash = $2, status = 'active', updated_at = $3
 			WHERE user_id = $1 RETURNING `+userColumns, userID, passwordHash, now))
-		consumed = err == nil
-		return err
+		if err != nil {
+			return err
+		}
+		if err := changed(userID); err != nil {
+			return err
+		}
+		consumed = true
+		return nil
 	})
 	return u, consumed, err
 }

@@ -176,7 +176,7 @@ func (s directoryStore) VisibleUser(ctx context.Context, vis auth.Visibility, em
 }
 
 func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, userID string) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE user_id = ? AND `+userVisible, userID, vis.All, vis.OrganizationID)
 		if err != nil {
 			return err
@@ -187,6 +187,7 @@ func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, use
 			}
 			return err
 		}
+		changed(userID)
 		return nil
 	})
 }
@@ -196,7 +197,7 @@ func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibilit
 	// The write transaction holds SQLite's single writer lock from BEGIN
 	// IMMEDIATE on, so the read, decision and write are not interleaved
 	// with another writer.
-	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+	err = s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		var err error
 		before, err = scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email = ? AND `+userVisible,
 			email, vis.All, vis.OrganizationID))
@@ -209,6 +210,7 @@ func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibilit
 		}
 		after, err = scanUser(tx.QueryRowContext(ctx, `UPDATE users SET scopes = ?, updated_at = ? WHERE user_id = ? RETURNING `+userColumns,
 			scopes.String(), sqlutil.Micros(updatedAt), before.ID))
+		changed(before.ID)
 		return err
 	})
 	if err != nil {
@@ -312,7 +314,7 @@ func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash strin
 	var consumed bool
 	// SQLite's single writer serialises concurrent consumers: the first
 	// sets used_at, the others then match no row.
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		var userID string
 		err := tx.QueryRowContext(ctx, `UPDATE set_password_links SET used_at = ?
 			WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING user_id`,
@@ -326,6 +328,7 @@ func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash strin
 		u, err = scanUser(tx.QueryRowContext(ctx, `UPDATE users SET password_hash = ?, status = 'active', updated_at = ?
 			WHERE user_id = ? RETURNING `+userColumns, passwordHash, sqlutil.Micros(now), userID))
 		consumed = err == nil
+		changed(userID)
 		return err
 	})
 	return u, consumed, err
