@@ -226,8 +226,8 @@ func TestDeletedCredentialsStopWorking(t *testing.T) {
 
 		h.Do("DELETE", "/v1/integrations/"+id, manager, nil).Expect(t, 204, "")
 		expectOAuthError(t, e.token(t, url.Values{"grant_type": {"client_credentials"}}, id, newSecret), 401, "invalid_client")
-		// Access tokens already issued are self-contained and run out on
-		// their own (docs/authentication.md).
+		// This server does not check tokens against the store (see
+		// revocation_test.go for one that does); a token still runs out.
 		h.Clock.Advance(time.Hour)
 		h.Do("GET", "/v1/integrations", issued.AccessToken, nil).Expect(t, 401, "invalid_token")
 	})
