@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,39 +74,39 @@ func TestCredentialCheckRules(t *testing.T) {
 	}
 	cases := []struct {
 		name  string
-		store fakeCredentialStore
+		store *fakeCredentialStore
 		p     *auth.Principal
 		want  bool
 	}{
-		{"integration with its secret", fakeCredentialStore{integration: integration()}, machine("s1", auth.AssetRead, auth.MarketWrite), true},
-		{"narrowed integration token", fakeCredentialStore{integration: integration()}, machine("s1", auth.AssetRead), true},
-		{"no scope at all", fakeCredentialStore{integration: integration()}, machine("s1"), true},
-		{"deleted secret", fakeCredentialStore{integration: integration()}, machine("s2", auth.AssetRead), false},
-		{"deleted integration", fakeCredentialStore{}, machine("s1", auth.AssetRead), false},
-		{"token without credential", fakeCredentialStore{integration: integration()}, machine("", auth.AssetRead), true},
-		{"token without credential, integration deleted", fakeCredentialStore{}, machine("", auth.AssetRead), false},
-		{"scope the integration does not hold", fakeCredentialStore{integration: integration()}, machine("s1", auth.AssetRead, auth.AssetWrite), false},
-		{"unknown scope", fakeCredentialStore{integration: integration()}, machine("s1", "asset.everything"), false},
-		{"other organisation", fakeCredentialStore{integration: integration()},
+		{"integration with its secret", &fakeCredentialStore{integration: integration()}, machine("s1", auth.AssetRead, auth.MarketWrite), true},
+		{"narrowed integration token", &fakeCredentialStore{integration: integration()}, machine("s1", auth.AssetRead), true},
+		{"no scope at all", &fakeCredentialStore{integration: integration()}, machine("s1"), true},
+		{"deleted secret", &fakeCredentialStore{integration: integration()}, machine("s2", auth.AssetRead), false},
+		{"deleted integration", &fakeCredentialStore{}, machine("s1", auth.AssetRead), false},
+		{"token without credential", &fakeCredentialStore{integration: integration()}, machine("", auth.AssetRead), true},
+		{"token without credential, integration deleted", &fakeCredentialStore{}, machine("", auth.AssetRead), false},
+		{"scope the integration does not hold", &fakeCredentialStore{integration: integration()}, machine("s1", auth.AssetRead, auth.AssetWrite), false},
+		{"unknown scope", &fakeCredentialStore{integration: integration()}, machine("s1", "asset.everything"), false},
+		{"other organisation", &fakeCredentialStore{integration: integration()},
 			&auth.Principal{Subject: "i1", OrganizationID: "beta", IsM2M: true, Scopes: auth.NewScopeSet(auth.AssetRead), Credential: "s1"}, false},
-		{"person's token claiming to be a machine", fakeCredentialStore{user: activeUser(), grantLive: true},
+		{"person's token claiming to be a machine", &fakeCredentialStore{user: activeUser(), grantLive: true},
 			&auth.Principal{Subject: "u1", OrganizationID: "acme", IsM2M: true, Credential: "g1"}, false},
 
-		{"person with a live sign-in", fakeCredentialStore{user: activeUser(), grantLive: true}, person("g1", auth.AssetRead, auth.UsersRead), true},
-		{"revoked sign-in", fakeCredentialStore{user: activeUser()}, person("g1", auth.AssetRead), false},
-		{"another sign-in", fakeCredentialStore{user: activeUser(), grantLive: true}, person("g2", auth.AssetRead), false},
-		{"deleted person", fakeCredentialStore{grantLive: true}, person("g1", auth.AssetRead), false},
-		{"removed scope", fakeCredentialStore{user: activeUser(), grantLive: true}, person("g1", auth.AssetRead, auth.UsersWrite), false},
-		{"disabled person", fakeCredentialStore{user: func() *User { u := activeUser(); u.Enabled = false; return u }(), grantLive: true},
+		{"person with a live sign-in", &fakeCredentialStore{user: activeUser(), grantLive: true}, person("g1", auth.AssetRead, auth.UsersRead), true},
+		{"revoked sign-in", &fakeCredentialStore{user: activeUser()}, person("g1", auth.AssetRead), false},
+		{"another sign-in", &fakeCredentialStore{user: activeUser(), grantLive: true}, person("g2", auth.AssetRead), false},
+		{"deleted person", &fakeCredentialStore{grantLive: true}, person("g1", auth.AssetRead), false},
+		{"removed scope", &fakeCredentialStore{user: activeUser(), grantLive: true}, person("g1", auth.AssetRead, auth.UsersWrite), false},
+		{"disabled person", &fakeCredentialStore{user: func() *User { u := activeUser(); u.Enabled = false; return u }(), grantLive: true},
 			person("g1", auth.AssetRead), false},
-		{"invited person", fakeCredentialStore{user: func() *User { u := activeUser(); u.Status = UserInvited; return u }(), grantLive: true},
+		{"invited person", &fakeCredentialStore{user: func() *User { u := activeUser(); u.Status = UserInvited; return u }(), grantLive: true},
 			person("g1", auth.AssetRead), false},
-		{"person token without credential", fakeCredentialStore{user: activeUser()}, person("", auth.AssetRead), true},
-		{"machine token for a person", fakeCredentialStore{integration: integration()}, person("s1", auth.AssetRead), false},
+		{"person token without credential", &fakeCredentialStore{user: activeUser()}, person("", auth.AssetRead), true},
+		{"machine token for a person", &fakeCredentialStore{integration: integration()}, person("s1", auth.AssetRead), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			check := NewCredentialCheck(&c.store)
+			check := NewCredentialCheck(c.store)
 			got, err := check.InForce(context.Background(), c.p)
 			if err != nil || got != c.want {
 				t.Fatalf("InForce = %v, %v; want %v", got, err, c.want)
@@ -243,5 +244,59 @@ func TestCredentialCacheBounds(t *testing.T) {
 	}
 	if len(auth.AllScopes) > 64 {
 		t.Fatalf("%d scopes do not fit the 64-bit scope mask", len(auth.AllScopes))
+	}
+}
+
+// switchableStore answers for one integration until deleted is set.
+type switchableStore struct {
+	fakeCredentialStore
+	deleted atomic.Bool
+}
+
+func (s *switchableStore) IntegrationCredential(_ context.Context, id, _ string) (Integration, bool, error) {
+	deleted := s.deleted.Load()
+	time.Sleep(50 * time.Microsecond) // a query takes a while: changes land meanwhile
+	if deleted {
+		return Integration{}, false, errs.NotFoundf("integration %s not found", id)
+	}
+	return Integration{ID: id, OrganizationID: "acme"}, true, nil
+}
+
+// TestCredentialCheckUnderConcurrentDeletion: once a deletion has been
+// announced, no check that starts afterwards lets the token through,
+// however many checks were reading and caching meanwhile.
+func TestCredentialCheckUnderConcurrentDeletion(t *testing.T) {
+	for round := range 20 {
+		store := &switchableStore{}
+		check := watching(t, store)
+		p := &auth.Principal{Subject: "i1", OrganizationID: "acme", IsM2M: true, Credential: "s1"}
+		var announced, violations atomic.Bool
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		for range 8 {
+			wg.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					after := announced.Load()
+					if ok, _ := check.InForce(context.Background(), p); ok && after {
+						violations.Store(true)
+					}
+				}
+			})
+		}
+		time.Sleep(time.Millisecond)
+		store.deleted.Store(true) // the commit
+		check.cache.invalidate("i1")
+		announced.Store(true)
+		time.Sleep(2 * time.Millisecond)
+		close(stop)
+		wg.Wait()
+		if violations.Load() {
+			t.Fatalf("round %d: a check after the announcement let the token through", round)
+		}
 	}
 }
