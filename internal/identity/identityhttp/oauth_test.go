@@ -652,7 +652,8 @@ func TestDiscoveryAndJWKS(t *testing.T) {
 		if !strings.HasPrefix(scopes, "openid asset.read") || !strings.Contains(scopes, "pool.write") {
 			t.Errorf("scopes_supported %q", scopes)
 		}
-		if claims := strings.Join(anyStrings(d["claims_supported"]), " "); !strings.Contains(claims, "organization_id") || !strings.Contains(claims, "is_m2m") {
+		if claims := strings.Join(anyStrings(d["claims_supported"]), " "); !strings.Contains(claims, "organization_id") || !strings.Contains(claims, "is_m2m") ||
+			!strings.Contains(claims, "sid") {
 			t.Errorf("claims_supported %q", claims)
 		}
 
