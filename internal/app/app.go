@@ -54,6 +54,7 @@ type App struct {
 	Store        store.Backend
 	Clock        clock.Clock
 	Tokens       *auth.Tokens
+	Credentials  *identity.CredentialCheck // is a token still in force
 	Server       *httpapi.Server
 	Directory    *identity.Directory
 	Clients      *identity.Clients
@@ -111,7 +112,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 		return nil, err
 	}
 
-	a.Server = httpapi.New(httpapi.Options{Version: Version, BaseURL: a.baseURL, Tokens: a.Tokens, Logger: log, RateLimit: cfg.RateLimit})
+	a.Credentials = identity.NewCredentialCheck(a.Store.Credentials())
+	a.Server = httpapi.New(httpapi.Options{Version: Version, BaseURL: a.baseURL, Tokens: a.Tokens, Credentials: a.Credentials,
+		Logger: log, RateLimit: cfg.RateLimit})
 	a.Server.AddReadiness("store", a.Store.Ping)
 
 	a.Directory = identity.NewDirectory(a.Store.Directory(), a.Clock, a.baseURL)
@@ -207,6 +210,7 @@ func (a *App) Run(ctx context.Context) error {
 	workCtx, stopWork := context.WithCancel(context.Background())
 	var workers sync.WaitGroup
 	workers.Go(func() { a.Assets.Watch(workCtx) })
+	workers.Go(func() { a.Credentials.Watch(workCtx) })
 	workers.Go(func() {
 		if err := a.workers.Run(workCtx); err != nil {
 			a.Log.Error("background workers stopped", "error", err)

@@ -15,6 +15,10 @@ type Principal struct {
 	IsM2M          bool
 	Email          string // people only
 	ClientID       string // the OAuth client the token was issued to
+	// Credential names what the token was issued on: the client secret
+	// for integrations, the sign-in (grant) for people; revoking it ends
+	// the token. Empty on tokens issued before the claim existed.
+	Credential string
 }
 
 // IsPlatformAdmin reports whether the caller may see and act on every

@@ -70,6 +70,8 @@ type AccessClaims struct {
 	IsM2M          bool   `json:"is_m2m"`
 	Email          string `json:"email,omitempty"`
 	ClientID       string `json:"client_id"`
+	// Credential is Principal.Credential: the secret id or the grant id.
+	Credential string `json:"sid,omitempty"`
 }
 
 // IDClaims are the claims of an OpenID Connect ID token.
@@ -145,6 +147,7 @@ func (t *Tokens) IssueAccess(p Principal) (token string, expiresIn int, err erro
 		IsM2M:          p.IsM2M,
 		Email:          p.Email,
 		ClientID:       p.ClientID,
+		Credential:     p.Credential,
 	}
 	token, err = jwt.Signed(t.signer).Claims(claims).Serialize()
 	return token, int(AccessTokenTTL / time.Second), err
@@ -192,7 +195,7 @@ func (t *Tokens) Verify(raw string) (*Principal, error) {
 	}
 	p := &Principal{
 		Subject: claims.Subject, OrganizationID: claims.OrganizationID, Scopes: ParseScopeString(claims.Scope),
-		IsM2M: claims.IsM2M, Email: claims.Email, ClientID: claims.ClientID,
+		IsM2M: claims.IsM2M, Email: claims.Email, ClientID: claims.ClientID, Credential: claims.Credential,
 	}
 	t.cache.put(raw, p, claims.Expiry.Time())
 	return p, nil

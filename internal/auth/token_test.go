@@ -40,7 +40,7 @@ func newTokens(t *testing.T, keys KeyStore, issuer string, clk clock.Clock) *Tok
 }
 
 func caller() Principal {
-	return Principal{Subject: "int-1", OrganizationID: "acme", Scopes: NewScopeSet(AssetRead, MarketWrite), IsM2M: true, ClientID: "int-1"}
+	return Principal{Subject: "int-1", OrganizationID: "acme", Scopes: NewScopeSet(AssetRead, MarketWrite), IsM2M: true, ClientID: "int-1", Credential: "secret-1"}
 }
 
 func TestIssueAndVerify(t *testing.T) {
@@ -54,8 +54,36 @@ func TestIssueAndVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Subject != "int-1" || p.OrganizationID != "acme" || !p.IsM2M || !p.Scopes.Has(AssetRead, MarketWrite) || p.Scopes.Has(AssetWrite) {
+	if p.Subject != "int-1" || p.OrganizationID != "acme" || !p.IsM2M || !p.Scopes.Has(AssetRead, MarketWrite) || p.Scopes.Has(AssetWrite) ||
+		p.Credential != "secret-1" {
 		t.Fatalf("principal %+v", p)
+	}
+}
+
+// TestTokensWithoutCredential: tokens issued before the sid claim existed
+// still verify, with no credential named.
+func TestTokensWithoutCredential(t *testing.T) {
+	tk := newTokens(t, &memoryKeys{}, "http://atcp.test", clock.NewManual(start))
+	old := caller()
+	old.Credential = ""
+	raw, _, err := tk.IssueAccess(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := jwt.ParseSigned(raw, []jose.SignatureAlgorithm{jose.ES256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims map[string]any
+	if err := tok.UnsafeClaimsWithoutVerification(&claims); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := claims["sid"]; ok {
+		t.Fatalf("empty credential written as a claim: %v", claims)
+	}
+	p, err := tk.Verify(raw)
+	if err != nil || p.Credential != "" || p.Subject != "int-1" {
+		t.Fatalf("verify: %v %+v", err, p)
 	}
 }
 
@@ -128,7 +156,7 @@ func TestJWKSVerifiesIssuedTokens(t *testing.T) {
 		t.Fatalf("JWKS lacks the public key %q", tok.Headers[0].KeyID)
 	}
 	var claims AccessClaims
-	if err := tok.Claims(keys[0].Key, &claims); err != nil || claims.OrganizationID != "acme" {
+	if err := tok.Claims(keys[0].Key, &claims); err != nil || claims.OrganizationID != "acme" || claims.Credential != "secret-1" {
 		t.Fatalf("verify with JWKS: %v %+v", err, claims)
 	}
 }

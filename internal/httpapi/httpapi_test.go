@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -127,4 +128,46 @@ func TestHealthAndOpenAPI(t *testing.T) {
 	if len(sec) != 1 || sec[0] != "asset.write" {
 		t.Fatalf("security %v", op["security"])
 	}
+}
+
+// fakeCredentials answers InForce by subject: in force, refused, or an
+// error.
+type fakeCredentials map[string]error
+
+var errRefused = errors.New("refused")
+
+func (f fakeCredentials) InForce(_ context.Context, p *auth.Principal) (bool, error) {
+	switch err := f[p.Subject]; err {
+	case nil:
+		return true, nil
+	case errRefused:
+		return false, nil
+	default:
+		return false, err
+	}
+}
+
+func TestCredentialCheck(t *testing.T) {
+	check := fakeCredentials{
+		"test-revoked": errRefused,
+		"test-down":    errs.E(errs.Unavailable, errs.CodeStoreUnavailable, "connection refused"),
+		"test-broken":  errors.New("driver: bad connection"),
+	}
+	h := testkit.NewHarness(t, testkit.OpenSQLite(t), func(o *httpapi.Options) { o.Credentials = check })
+	register(h)
+	h.Do("POST", "/v1/echo", h.TokenFor("acme", auth.AssetWrite), map[string]any{"name": "ok"}).Expect(t, 200, "")
+	r := h.Do("POST", "/v1/echo", h.TokenFor("revoked", auth.AssetWrite), map[string]any{"name": "ok"}).Expect(t, 401, "invalid_token")
+	if !strings.Contains(r.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+		t.Fatalf("401 without WWW-Authenticate: %v", r.Header)
+	}
+	// A store that cannot answer is neither a bad token nor a bug: 503,
+	// whatever the error looks like.
+	for _, who := range []string{"down", "broken"} {
+		r := h.Do("POST", "/v1/echo", h.TokenFor(who, auth.AssetWrite), map[string]any{"name": "ok"}).Expect(t, 503, errs.CodeStoreUnavailable)
+		if r.Header.Get("Retry-After") != "5" || strings.Contains(string(r.Body), "connection") {
+			t.Fatalf("%s: %v %s", who, r.Header, r.Body)
+		}
+	}
+	// Endpoints that need no token are not held up by it.
+	h.Do("GET", "/healthz", h.TokenFor("down", auth.AssetWrite), nil).Expect(t, 200, "")
 }

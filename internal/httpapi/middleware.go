@@ -74,6 +74,9 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 type callerState struct {
 	principal *auth.Principal
 	tokenErr  bool // a bearer token was sent but is not valid
+	// unchecked: the token is valid but whether it is still in force could
+	// not be checked (the store is away).
+	unchecked bool
 }
 
 type callerKey struct{}
@@ -91,6 +94,24 @@ func clientIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// checkCredential records p as the caller if its token is still in force.
+func (s *Server) checkCredential(ctx context.Context, caller *callerState, p *auth.Principal) {
+	if s.creds == nil {
+		caller.principal = p
+		return
+	}
+	ok, err := s.creds.InForce(ctx, p)
+	switch {
+	case err != nil:
+		caller.unchecked = true
+		s.log.WarnContext(ctx, "access token not checked", "request_id", RequestID(ctx), "subject", p.Subject, "error", err)
+	case ok:
+		caller.principal = p
+	default:
+		caller.tokenErr = true
+	}
 }
 
 // outer wraps every request: request id, panic recovery, authentication,
@@ -112,8 +133,10 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			scheme, token, _ := strings.Cut(h, " ")
 			if strings.EqualFold(scheme, "Bearer") && token != "" {
 				if p, err := s.tokens.Verify(strings.TrimSpace(token)); err == nil {
-					caller.principal = p
-					ctx = auth.WithPrincipal(ctx, p)
+					s.checkCredential(ctx, caller, p)
+					if caller.principal != nil {
+						ctx = auth.WithPrincipal(ctx, p)
+					}
 				} else {
 					caller.tokenErr = true
 				}

@@ -3,12 +3,19 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"atcp/internal/auth"
+	"atcp/internal/errs"
 )
+
+// storeRetryAfterSeconds is the Retry-After of a request refused because
+// the store could not be reached: long enough not to hammer a database
+// that is restarting.
+const storeRetryAfterSeconds = 5
 
 // Access states who may call an operation.
 type Access struct {
@@ -43,7 +50,8 @@ func Register[I, O any](s *Server, op huma.Operation, access Access, handler fun
 }
 
 func withAuthErrors(listed []int, scoped bool) []int {
-	want := []int{http.StatusUnauthorized, http.StatusTooManyRequests}
+	// 503: the token could not be checked (the store is away).
+	want := []int{http.StatusUnauthorized, http.StatusTooManyRequests, http.StatusServiceUnavailable}
 	if scoped {
 		want = append(want, http.StatusForbidden)
 	}
@@ -63,6 +71,14 @@ func withAuthErrors(listed []int, scoped bool) []int {
 func (s *Server) authorize(required []auth.Scope) func(huma.Context, func(huma.Context)) {
 	return func(ctx huma.Context, next func(huma.Context)) {
 		caller := callerFrom(ctx.Context())
+		if caller != nil && caller.unchecked {
+			// Neither 401 (the token may well be good) nor 500: the client
+			// should retry.
+			ctx.SetHeader("Retry-After", strconv.Itoa(storeRetryAfterSeconds))
+			_ = huma.WriteErr(s.API, ctx, http.StatusServiceUnavailable, "", errs.E(errs.Unavailable, errs.CodeStoreUnavailable,
+				"the access token cannot be checked while the store is unavailable; retry after the number of seconds in Retry-After"))
+			return
+		}
 		if caller == nil || caller.principal == nil {
 			detail := "a bearer access token is required"
 			if caller != nil && caller.tokenErr {

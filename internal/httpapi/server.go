@@ -17,11 +17,23 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	Version   string
-	BaseURL   string
-	Tokens    *auth.Tokens
-	Logger    *slog.Logger
-	RateLimit float64 // requests per second per caller; 0 disables
+	Version string
+	BaseURL string
+	Tokens  *auth.Tokens
+	// Credentials, when set, is asked on every request with a valid token
+	// whether the token is still in force; without it a token is good
+	// until it expires (test servers minting tokens for made-up callers).
+	Credentials CredentialChecker
+	Logger      *slog.Logger
+	RateLimit   float64 // requests per second per caller; 0 disables
+}
+
+// CredentialChecker decides whether a verified access token may still be
+// used: its subject exists and may act, the credential it came from is
+// not revoked, and the subject still holds every scope on it. An error
+// means it could not tell (the store cannot be reached).
+type CredentialChecker interface {
+	InForce(ctx context.Context, p *auth.Principal) (bool, error)
 }
 
 // Server is the HTTP face of atcp: a net/http mux with the huma API on it,
@@ -30,6 +42,7 @@ type Server struct {
 	Mux     *http.ServeMux
 	API     huma.API
 	tokens  *auth.Tokens
+	creds   CredentialChecker
 	log     *slog.Logger
 	limiter *limiter
 	metrics *metrics
@@ -74,7 +87,7 @@ func New(o Options) *Server {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &Server{Mux: http.NewServeMux(), tokens: o.Tokens, log: logger, metrics: newMetrics(),
+	s := &Server{Mux: http.NewServeMux(), tokens: o.Tokens, creds: o.Credentials, log: logger, metrics: newMetrics(),
 		checks: map[string]func(context.Context) error{}}
 	if o.RateLimit > 0 {
 		s.limiter = newLimiter(o.RateLimit)

@@ -105,7 +105,7 @@ func (o *OAuth) ClientCredentials(ctx context.Context, req ClientCredentialsRequ
 	if req.ClientID == ConsoleClientID {
 		return TokenSet{}, oauthError(OAuthUnauthorizedClient, "%s is a public client; it signs people in with the authorization_code grant", ConsoleClientID)
 	}
-	in, _, err := o.authenticateIntegration(ctx, req.ClientID, req.ClientSecret)
+	in, secretID, err := o.authenticateIntegration(ctx, req.ClientID, req.ClientSecret)
 	if err != nil {
 		return TokenSet{}, err
 	}
@@ -122,6 +122,7 @@ func (o *OAuth) ClientCredentials(ctx context.Context, req ClientCredentialsRequ
 	}
 	access, expiresIn, err := o.tokens.IssueAccess(auth.Principal{
 		Subject: in.ID, OrganizationID: in.OrganizationID, Scopes: scopes, IsM2M: true, ClientID: in.ID,
+		Credential: secretID,
 	})
 	if err != nil {
 		return TokenSet{}, err
@@ -326,7 +327,7 @@ func (o *OAuth) issueForPerson(ctx context.Context, user User, g Grant, now time
 func (o *OAuth) issueTokens(user User, g Grant, scopes auth.ScopeSet, nonce string) (TokenSet, error) {
 	access, expiresIn, err := o.tokens.IssueAccess(auth.Principal{
 		Subject: user.ID, OrganizationID: user.OrganizationID, Scopes: scopes, IsM2M: false,
-		Email: user.Email, ClientID: g.ClientID,
+		Email: user.Email, ClientID: g.ClientID, Credential: g.ID,
 	})
 	if err != nil {
 		return TokenSet{}, err

@@ -38,6 +38,7 @@ type Backend interface {
 
 	Directory() identity.DirectoryStore
 	Clients() identity.ClientStore
+	Credentials() identity.CredentialStore
 	Assets() assets.Store
 	Bids() bids.Store
 	BackupMarket() afrr.BackupStore

@@ -24,6 +24,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/clock"
 	"atcp/internal/httpapi"
+	"atcp/internal/identity"
 	"atcp/internal/store"
 )
 
@@ -124,6 +125,33 @@ type HarnessOption func(*httpapi.Options)
 // tests).
 func WithRateLimit(perSecond float64) HarnessOption {
 	return func(o *httpapi.Options) { o.RateLimit = perSecond }
+}
+
+// WithCredentialCheck makes the server check on every request that the
+// token's subject and credential are still in force, with the real check
+// on b following b's change feed until the test ends. It is off by
+// default because TokenFor mints tokens for made-up callers; with it, mint
+// tokens with Token for callers that exist, or get them from the token
+// endpoint.
+func WithCredentialCheck(t testing.TB, b store.Backend) HarnessOption {
+	t.Helper()
+	check := identity.NewCredentialCheck(b.Credentials())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		check.Watch(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	for deadline := time.Now().Add(5 * time.Second); !check.Caching(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the credential feed did not connect")
+		}
+	}
+	return func(o *httpapi.Options) { o.Credentials = check }
 }
 
 // NewHarness serves an empty httpapi.Server on b; register the

@@ -24,9 +24,9 @@ type clientsEnv struct {
 	clients *identity.Clients
 }
 
-func newClientsEnv(t testing.TB, b store.Backend) *clientsEnv {
+func newClientsEnv(t testing.TB, b store.Backend, opts ...testkit.HarnessOption) *clientsEnv {
 	t.Helper()
-	h := testkit.NewHarness(t, b)
+	h := testkit.NewHarness(t, b, opts...)
 	e := &clientsEnv{h: h, dir: identity.NewDirectory(b.Directory(), h.Clock, h.URL), clients: identity.NewClients(b.Clients(), h.Clock)}
 	for _, org := range []string{auth.PlatformOrganization, "acme", "beta"} {
 		if err := e.dir.EnsureOrganization(context.Background(), org, org); err != nil {

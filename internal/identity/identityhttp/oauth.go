@@ -169,7 +169,7 @@ func (h *oauthHandlers) discovery(w http.ResponseWriter, r *http.Request) {
 		CodeChallengeMethodsSupported:     []string{"S256"},
 		ScopesSupported:                   scopes,
 		ClaimsSupported: []string{"iss", "sub", "aud", "exp", "iat", "nbf", "jti", "auth_time", "nonce",
-			"email", "organization_id", "scope", "is_m2m", "client_id"},
+			"email", "organization_id", "scope", "is_m2m", "client_id", "sid"},
 		AuthorizationResponseIssParameterSupported: true,
 	})
 }

@@ -226,8 +226,8 @@ func TestDeletedCredentialsStopWorking(t *testing.T) {
 
 		h.Do("DELETE", "/v1/integrations/"+id, manager, nil).Expect(t, 204, "")
 		expectOAuthError(t, e.token(t, url.Values{"grant_type": {"client_credentials"}}, id, newSecret), 401, "invalid_client")
-		// Access tokens already issued are self-contained and run out on
-		// their own (docs/authentication.md).
+		// This server does not check tokens against the store (see
+		// revocation_test.go for one that does); a token still runs out.
 		h.Clock.Advance(time.Hour)
 		h.Do("GET", "/v1/integrations", issued.AccessToken, nil).Expect(t, 401, "invalid_token")
 	})
@@ -652,7 +652,8 @@ func TestDiscoveryAndJWKS(t *testing.T) {
 		if !strings.HasPrefix(scopes, "openid asset.read") || !strings.Contains(scopes, "pool.write") {
 			t.Errorf("scopes_supported %q", scopes)
 		}
-		if claims := strings.Join(anyStrings(d["claims_supported"]), " "); !strings.Contains(claims, "organization_id") || !strings.Contains(claims, "is_m2m") {
+		if claims := strings.Join(anyStrings(d["claims_supported"]), " "); !strings.Contains(claims, "organization_id") || !strings.Contains(claims, "is_m2m") ||
+			!strings.Contains(claims, "sid") {
 			t.Errorf("claims_supported %q", claims)
 		}
 

@@ -25,7 +25,7 @@ func notifyAssetChanged(ctx context.Context, tx pgx.Tx, assetID string) error {
 // was down are not delivered, so the cache is bypassed until onConnected.
 func (s assetStore) WatchAssetChanges(ctx context.Context, onConnected func(), onChange func(assetID string), onLost func()) {
 	for ctx.Err() == nil {
-		s.db.listen(ctx, onConnected, onChange)
+		s.db.listen(ctx, assetChannel, onConnected, onChange)
 		onLost()
 		select {
 		case <-ctx.Done():
@@ -34,7 +34,9 @@ func (s assetStore) WatchAssetChanges(ctx context.Context, onConnected func(), o
 	}
 }
 
-func (db *DB) listen(ctx context.Context, onConnected func(), onChange func(string)) {
+// listen delivers the notifications of channel on a dedicated connection
+// until ctx ends or the connection fails.
+func (db *DB) listen(ctx context.Context, channel string, onConnected func(), onChange func(string)) {
 	pooled, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return
@@ -42,7 +44,7 @@ func (db *DB) listen(ctx context.Context, onConnected func(), onChange func(stri
 	// The connection will carry a LISTEN: it must not go back to the pool.
 	conn := pooled.Hijack()
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+assetChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+channel); err != nil {
 		return
 	}
 	onConnected()

@@ -40,10 +40,14 @@ func (s clientStore) CreateIntegration(ctx context.Context, in identity.Integrat
 
 func (s clientStore) EnsureIntegration(ctx context.Context, in identity.Integration, first identity.StoredSecret) (bool, error) {
 	var created bool
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		var err error
-		created, err = insertIntegration(ctx, tx, in, first, true)
-		return err
+		if created, err = insertIntegration(ctx, tx, in, first, true); err != nil || !created {
+			return err
+		}
+		// Its fixed id may have been refused, and remembered so, while the
+		// integration did not exist.
+		return changed(in.ID)
 	})
 	return created, err
 }
@@ -105,7 +109,7 @@ func (s clientStore) Integration(ctx context.Context, vis auth.Visibility, id st
 func errIntegrationNotFound(id string) error { return errs.NotFoundf("integration %s not found", id) }
 
 func (s clientStore) DeleteIntegration(ctx context.Context, vis auth.Visibility, id string) error {
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		tag, err := tx.Exec(ctx, `DELETE FROM integrations WHERE integration_id = $1 AND ($2 OR organization_id = $3)`,
 			id, vis.All, vis.OrganizationID)
 		if err != nil {
@@ -116,8 +120,10 @@ func (s clientStore) DeleteIntegration(ctx context.Context, vis auth.Visibility,
 		}
 		// The foreign key cascades too; deleting explicitly keeps the rule
 		// visible here.
-		_, err = tx.Exec(ctx, `DELETE FROM integration_secrets WHERE integration_id = $1`, id)
-		return err
+		if _, err = tx.Exec(ctx, `DELETE FROM integration_secrets WHERE integration_id = $1`, id); err != nil {
+			return err
+		}
+		return changed(id)
 	})
 }
 
@@ -177,7 +183,7 @@ func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec ide
 }
 
 func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, integrationID, secretID string) error {
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		if _, err := lockIntegration(ctx, tx, vis, integrationID); err != nil {
 			return err
 		}
@@ -194,8 +200,10 @@ func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, inte
 			return errs.Conflictf(identity.CodeLastSecret,
 				"this is the integration's only secret; add a new secret first, or delete the integration")
 		}
-		_, err := tx.Exec(ctx, `DELETE FROM integration_secrets WHERE secret_id = $1`, secretID)
-		return err
+		if _, err := tx.Exec(ctx, `DELETE FROM integration_secrets WHERE secret_id = $1`, secretID); err != nil {
+			return err
+		}
+		return changed(integrationID)
 	})
 }
 
@@ -355,6 +363,16 @@ func (s clientStore) RotateRefreshToken(ctx context.Context, oldHash string, now
 }
 
 func (s clientStore) RevokeGrant(ctx context.Context, grantID string, now time.Time) error {
-	_, err := s.db.pool.Exec(ctx, `UPDATE oauth_grants SET revoked_at = $2 WHERE grant_id = $1 AND revoked_at IS NULL`, grantID, now)
-	return err
+	return s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
+		var userID string
+		err := tx.QueryRow(ctx, `UPDATE oauth_grants SET revoked_at = $2 WHERE grant_id = $1 AND revoked_at IS NULL
+			RETURNING user_id`, grantID, now).Scan(&userID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return changed(userID)
+	})
 }

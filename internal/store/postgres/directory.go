@@ -180,7 +180,7 @@ func lockVisibleUser(ctx context.Context, tx pgx.Tx, vis auth.Visibility, email 
 }
 
 func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, email string, check func(identity.User) error) error {
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		u, err := lockVisibleUser(ctx, tx, vis, email)
 		if err != nil {
 			return err
@@ -188,14 +188,16 @@ func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, ema
 		if err := check(u); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM users WHERE user_id = $1`, u.ID)
-		return err
+		if _, err = tx.Exec(ctx, `DELETE FROM users WHERE user_id = $1`, u.ID); err != nil {
+			return err
+		}
+		return changed(u.ID)
 	})
 }
 
 func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibility, email string, updatedAt time.Time,
 	decide func(identity.User) (auth.ScopeSet, error)) (before, after identity.User, err error) {
-	err = s.db.tx(ctx, func(tx pgx.Tx) error {
+	err = s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		var err error
 		before, err = lockVisibleUser(ctx, tx, vis, email)
 		if err != nil {
@@ -207,7 +209,10 @@ func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibilit
 		}
 		after, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET scopes = $2, updated_at = $3 WHERE user_id = $1 RETURNING `+userColumns,
 			before.ID, scopes.Strings(), updatedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		return changed(before.ID)
 	})
 	if err != nil {
 		return identity.User{}, identity.User{}, err
@@ -286,7 +291,7 @@ func (s directoryStore) PasswordLink(ctx context.Context, tokenHash string) (ide
 func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash string, now time.Time, passwordHash string) (identity.User, bool, error) {
 	var u identity.User
 	var consumed bool
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		// Lock the user before the link, in the order in which deleting
 		// the user (cascading to its links) and issuing a link take them.
 		// Concurrent consumers queue on the user row; the first sets
@@ -310,8 +315,14 @@ func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash strin
 		}
 		u, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET password_hash = $2, status = 'active', updated_at = $3
 			WHERE user_id = $1 RETURNING `+userColumns, userID, passwordHash, now))
-		consumed = err == nil
-		return err
+		if err != nil {
+			return err
+		}
+		if err := changed(userID); err != nil {
+			return err
+		}
+		consumed = true
+		return nil
 	})
 	return u, consumed, err
 }

@@ -20,6 +20,7 @@ import (
 
 	"atcp/internal/auth"
 	"atcp/internal/clock"
+	"atcp/internal/store/sqlutil"
 )
 
 //go:embed migrations/*.sql
@@ -28,6 +29,9 @@ var migrations embed.FS
 // DB is the PostgreSQL store.
 type DB struct {
 	pool *pgxpool.Pool
+	// credentialWatchers hear at once of this instance's changes that can
+	// end access tokens; other instances hear of them by NOTIFY.
+	credentialWatchers sqlutil.Watchers
 }
 
 // Open connects to the database at url (postgres://...). Runtime

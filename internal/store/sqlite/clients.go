@@ -45,9 +45,14 @@ func (s clientStore) CreateIntegration(ctx context.Context, in identity.Integrat
 
 func (s clientStore) EnsureIntegration(ctx context.Context, in identity.Integration, first identity.StoredSecret) (bool, error) {
 	var created bool
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		var err error
 		created, err = insertIntegration(ctx, tx, in, first, true)
+		if created {
+			// Its fixed id may have been refused, and remembered so, while
+			// the integration did not exist.
+			changed(in.ID)
+		}
 		return err
 	})
 	return created, err
@@ -122,7 +127,7 @@ func integrationIn(ctx context.Context, q rowQueryer, vis auth.Visibility, id st
 func errIntegrationNotFound(id string) error { return errs.NotFoundf("integration %s not found", id) }
 
 func (s clientStore) DeleteIntegration(ctx context.Context, vis auth.Visibility, id string) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM integrations WHERE integration_id = ? AND (? OR organization_id = ?)`,
 			id, vis.All, vis.OrganizationID)
 		if err != nil {
@@ -137,6 +142,7 @@ func (s clientStore) DeleteIntegration(ctx context.Context, vis auth.Visibility,
 		// The foreign key cascades too; deleting explicitly keeps the rule
 		// visible here.
 		_, err = tx.ExecContext(ctx, `DELETE FROM integration_secrets WHERE integration_id = ?`, id)
+		changed(id)
 		return err
 	})
 }
@@ -186,7 +192,7 @@ func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec ide
 }
 
 func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, integrationID, secretID string) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		if _, err := integrationIn(ctx, tx, vis, integrationID); err != nil {
 			return err
 		}
@@ -203,6 +209,7 @@ func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, inte
 				"this is the integration's only secret; add a new secret first, or delete the integration")
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM integration_secrets WHERE secret_id = ?`, secretID)
+		changed(integrationID)
 		return err
 	})
 }
@@ -378,9 +385,17 @@ func (s clientStore) RotateRefreshToken(ctx context.Context, oldHash string, now
 }
 
 func (s clientStore) RevokeGrant(ctx context.Context, grantID string, now time.Time) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE oauth_grants SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL`,
-			sqlutil.Micros(now), grantID)
-		return err
+	return s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
+		var userID string
+		err := tx.QueryRowContext(ctx, `UPDATE oauth_grants SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL
+			RETURNING user_id`, sqlutil.Micros(now), grantID).Scan(&userID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		changed(userID)
+		return nil
 	})
 }

@@ -180,7 +180,7 @@ func visibleUserIn(ctx context.Context, tx *sql.Tx, vis auth.Visibility, email s
 }
 
 func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, email string, check func(identity.User) error) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		u, err := visibleUserIn(ctx, tx, vis, email)
 		if err != nil {
 			return err
@@ -188,14 +188,20 @@ func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, ema
 		if err := check(u); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM users WHERE user_id = ?`, u.ID)
-		return err
+		if _, err = tx.ExecContext(ctx, `DELETE FROM users WHERE user_id = ?`, u.ID); err != nil {
+			return err
+		}
+		changed(u.ID)
+		return nil
 	})
 }
 
 func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibility, email string, updatedAt time.Time,
 	decide func(identity.User) (auth.ScopeSet, error)) (before, after identity.User, err error) {
-	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+	// The write transaction holds SQLite's single writer lock from BEGIN
+	// IMMEDIATE on, so the read, decision and write are not interleaved
+	// with another writer.
+	err = s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		var err error
 		before, err = visibleUserIn(ctx, tx, vis, email)
 		if err != nil {
@@ -207,6 +213,7 @@ func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibilit
 		}
 		after, err = scanUser(tx.QueryRowContext(ctx, `UPDATE users SET scopes = ?, updated_at = ? WHERE user_id = ? RETURNING `+userColumns,
 			scopes.String(), sqlutil.Micros(updatedAt), before.ID))
+		changed(before.ID)
 		return err
 	})
 	if err != nil {
@@ -311,7 +318,7 @@ func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash strin
 	var consumed bool
 	// SQLite's single writer serialises concurrent consumers: the first
 	// sets used_at, the others then match no row.
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		var userID string
 		err := tx.QueryRowContext(ctx, `UPDATE set_password_links SET used_at = ?
 			WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING user_id`,
@@ -325,6 +332,7 @@ func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash strin
 		u, err = scanUser(tx.QueryRowContext(ctx, `UPDATE users SET password_hash = ?, status = 'active', updated_at = ?
 			WHERE user_id = ? RETURNING `+userColumns, passwordHash, sqlutil.Micros(now), userID))
 		consumed = err == nil
+		changed(userID)
 		return err
 	})
 	return u, consumed, err

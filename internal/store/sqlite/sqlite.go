@@ -37,6 +37,9 @@ var migrations embed.FS
 // DB is the SQLite store.
 type DB struct {
 	w, r *sql.DB
+	// credentialWatchers hear of changes that can end access tokens; the
+	// database has no other users, so announcing in process is enough.
+	credentialWatchers sqlutil.Watchers
 }
 
 // Open opens (creating if needed) the database at path, or a private
