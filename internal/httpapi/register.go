@@ -43,7 +43,8 @@ func Register[I, O any](s *Server, op huma.Operation, access Access, handler fun
 }
 
 func withAuthErrors(listed []int, scoped bool) []int {
-	want := []int{http.StatusUnauthorized, http.StatusTooManyRequests}
+	// Every operation may also meet an outage of the store: 503.
+	want := []int{http.StatusUnauthorized, http.StatusTooManyRequests, http.StatusServiceUnavailable}
 	if scoped {
 		want = append(want, http.StatusForbidden)
 	}
