@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"atcp/internal/errs"
+	"atcp/internal/textrule"
 )
 
 // Validation ranges. The upper bounds of physical quantities are far above
@@ -174,12 +175,11 @@ func finiteOrNil(x float64) any {
 // line checks a required single-line text: not blank, at most limit
 // characters, no control characters.
 func line(v *errs.Validation, loc, s string, limit int) {
-	switch {
-	case strings.TrimSpace(s) == "":
+	if strings.TrimSpace(s) == "" {
 		v.Add(loc, "must not be empty", s)
-	case !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl):
-		v.Add(loc, "must be a single line of text without control characters", s)
-	case utf8.RuneCountInString(s) > limit:
+		return
+	}
+	if textrule.CheckName(v, loc, s) && utf8.RuneCountInString(s) > limit {
 		v.Add(loc, fmt.Sprintf("must be at most %d characters", limit), s)
 	}
 }
@@ -187,12 +187,7 @@ func line(v *errs.Validation, loc, s string, limit int) {
 // text checks an optional free text: line breaks and tabs are allowed,
 // other control characters (NUL among them) are not.
 func text(v *errs.Validation, loc, s string, limit int) {
-	switch {
-	case !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool {
-		return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t'
-	}):
-		v.Add(loc, "must be text without control characters", s)
-	case utf8.RuneCountInString(s) > limit:
+	if textrule.CheckText(v, loc, s) && utf8.RuneCountInString(s) > limit {
 		v.Add(loc, fmt.Sprintf("must be at most %d characters", limit), s)
 	}
 }
@@ -200,12 +195,11 @@ func text(v *errs.Validation, loc, s string, limit int) {
 // identifier checks the shape of an organisation id; whether it is
 // registered is the store's check.
 func identifier(v *errs.Validation, loc, s string) {
-	switch {
-	case s == "":
+	if s == "" {
 		v.Add(loc, "must not be empty", s)
-	case len(s) > MaxOrganizationIDLength || !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool {
-		return unicode.IsControl(r) || unicode.IsSpace(r)
-	}):
+		return
+	}
+	if textrule.CheckName(v, loc, s) && (len(s) > MaxOrganizationIDLength || strings.ContainsFunc(s, unicode.IsSpace)) {
 		v.Add(loc, "is not an organisation id", s)
 	}
 }

@@ -114,15 +114,31 @@ func FromDomain(e *errs.Error) *Problem {
 	if v, ok := e.Extensions["periods"]; ok {
 		p.Periods = v
 	}
-	if status == http.StatusUnauthorized {
+	switch status {
+	case http.StatusUnauthorized:
 		p.headers = http.Header{"WWW-Authenticate": {`Bearer error="invalid_token"`}}
+	case http.StatusServiceUnavailable:
+		p.headers = http.Header{"Retry-After": {retryAfterSeconds}}
 	}
 	return p
 }
 
+// retryAfterSeconds is the wait a 503 asks for: long enough for a database
+// restart or failover to show, short enough not to strand a trading desk.
+const retryAfterSeconds = "5"
+
+// storeUnavailable is the problem of a request that failed because the
+// store could not be used; what the driver said (hosts, users, database
+// names) goes to the log only.
+func storeUnavailable() *Problem {
+	return FromDomain(errs.E(errs.Unavailable, errs.CodeStoreUnavailable,
+		"the database is unavailable; retry after the number of seconds in Retry-After"))
+}
+
 // problemFor turns any error into the problem to send, logging what is not a
 // domain error: those are bugs or outages, and their text stays out of the
-// response.
+// response. An error a storage backend classifies as an outage is 503
+// store_unavailable.
 func problemFor(ctx context.Context, status int, msg string, errList ...error) *Problem {
 	for _, err := range errList {
 		var de *errs.Error
@@ -134,6 +150,10 @@ func problemFor(ctx context.Context, status int, msg string, errList ...error) *
 		var cause error
 		if len(errList) > 0 {
 			cause = errors.Join(errList...)
+		}
+		if errs.IsUnavailable(cause) {
+			slog.WarnContext(ctx, "store unavailable", "request_id", RequestID(ctx), "error", cause)
+			return storeUnavailable()
 		}
 		slog.ErrorContext(ctx, "request failed", "request_id", RequestID(ctx), "error", cause)
 		return NewProblem(status, "internal error; quote the request id when reporting it")
@@ -151,6 +171,14 @@ func problemFor(ctx context.Context, status int, msg string, errList ...error) *
 		}
 	}
 	return p
+}
+
+// WriteError sends the problem for err from a plain handler (one not
+// registered with Register), mapped as for every operation: a domain error
+// by its kind, an outage of the store as 503 store_unavailable, anything
+// else as a logged 500.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	WriteProblem(w, r, problemFor(r.Context(), http.StatusInternalServerError, "", err))
 }
 
 // huma reports a missing required property at its parent ("body"); naming
@@ -174,6 +202,13 @@ func init() {
 		}
 		p := problemFor(ctx, status, msg, errList...)
 		p.Instance = "urn:atcp:request:" + RequestID(ctx)
+		if hctx != nil {
+			// huma sends the headers of an error a handler returns, not
+			// those of the problem made from it here (Retry-After).
+			for k, v := range p.headers {
+				hctx.SetHeader(k, strings.Join(v, ", "))
+			}
+		}
 		return p
 	}
 	huma.NewError = func(status int, msg string, errList ...error) huma.StatusError {

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -11,11 +10,6 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/errs"
 )
-
-// storeRetryAfterSeconds is the Retry-After of a request refused because
-// the store could not be reached: long enough not to hammer a database
-// that is restarting.
-const storeRetryAfterSeconds = 5
 
 // Access states who may call an operation.
 type Access struct {
@@ -50,7 +44,7 @@ func Register[I, O any](s *Server, op huma.Operation, access Access, handler fun
 }
 
 func withAuthErrors(listed []int, scoped bool) []int {
-	// 503: the token could not be checked (the store is away).
+	// 503: an outage of the store, also while checking the token.
 	want := []int{http.StatusUnauthorized, http.StatusTooManyRequests, http.StatusServiceUnavailable}
 	if scoped {
 		want = append(want, http.StatusForbidden)
@@ -73,8 +67,7 @@ func (s *Server) authorize(required []auth.Scope) func(huma.Context, func(huma.C
 		caller := callerFrom(ctx.Context())
 		if caller != nil && caller.unchecked {
 			// Neither 401 (the token may well be good) nor 500: the client
-			// should retry.
-			ctx.SetHeader("Retry-After", strconv.Itoa(storeRetryAfterSeconds))
+			// should retry (the problem carries Retry-After).
 			_ = huma.WriteErr(s.API, ctx, http.StatusServiceUnavailable, "", errs.E(errs.Unavailable, errs.CodeStoreUnavailable,
 				"the access token cannot be checked while the store is unavailable; retry after the number of seconds in Retry-After"))
 			return

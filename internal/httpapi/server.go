@@ -49,8 +49,41 @@ type Server struct {
 	handler http.Handler
 
 	mu     sync.Mutex
-	checks map[string]func(context.Context) error
+	checks map[string]*readiness
 }
+
+// readiness is a check /readyz runs. A load balancer may poll every
+// second: a failure is logged when it starts and then at most once per
+// readinessLogEvery while it lasts, the recovery once.
+type readiness struct {
+	check func(context.Context) error
+
+	mu      sync.Mutex
+	failing bool
+	logged  time.Time // when the current failure was last logged
+}
+
+// logFailure reports whether a failure seen at now is to be logged.
+func (r *readiness) logFailure(now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failing && now.Sub(r.logged) < readinessLogEvery {
+		return false
+	}
+	r.failing, r.logged = true, now
+	return true
+}
+
+// recovered reports whether the check was failing until now.
+func (r *readiness) recovered() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	was := r.failing
+	r.failing = false
+	return was
+}
+
+const readinessLogEvery = 30 * time.Second
 
 // SecurityScheme is the name of the OAuth2 scheme in the OpenAPI document.
 const SecurityScheme = "oauth2"
@@ -88,7 +121,7 @@ func New(o Options) *Server {
 		logger = slog.Default()
 	}
 	s := &Server{Mux: http.NewServeMux(), tokens: o.Tokens, creds: o.Credentials, log: logger, metrics: newMetrics(),
-		checks: map[string]func(context.Context) error{}}
+		checks: map[string]*readiness{}}
 	if o.RateLimit > 0 {
 		s.limiter = newLimiter(o.RateLimit)
 	}
@@ -112,27 +145,37 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // AddReadiness registers a check /readyz runs (store reachable, worker alive).
 func (s *Server) AddReadiness(name string, check func(context.Context) error) {
 	s.mu.Lock()
-	s.checks[name] = check
+	s.checks[name] = &readiness{check: check}
 	s.mu.Unlock()
 }
 
+// readyz answers whether each check passed. Anyone may call it, so a
+// failure is only named: the error (a driver's text carries the database's
+// host, port, user and name) goes to the log.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	s.mu.Lock()
-	checks := make(map[string]func(context.Context) error, len(s.checks))
+	checks := make(map[string]*readiness, len(s.checks))
 	for k, v := range s.checks {
 		checks[k] = v
 	}
 	s.mu.Unlock()
 	result := map[string]string{}
 	status := http.StatusOK
-	for name, check := range checks {
-		if err := check(ctx); err != nil {
-			result[name] = err.Error()
+	for name, c := range checks {
+		if err := c.check(ctx); err != nil {
+			result[name] = "failed"
 			status = http.StatusServiceUnavailable
+			// Operational time, as for the rate limits: not the platform clock.
+			if c.logFailure(time.Now()) {
+				s.log.WarnContext(ctx, "readiness check failed", "check", name, "request_id", RequestID(ctx), "error", err)
+			}
 		} else {
 			result[name] = "ok"
+			if c.recovered() {
+				s.log.InfoContext(ctx, "readiness check passes again", "check", name, "request_id", RequestID(ctx))
+			}
 		}
 	}
 	state := "ready"

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"atcp/internal/errs"
+	"atcp/internal/textrule"
 )
 
 // Kind is the kind of a restriction interval (and of a restriction request).
@@ -142,6 +143,8 @@ func Build(kind Kind, d Draft, c Capacity, now time.Time) (Interval, error) {
 	}
 	if d.ReasonDescription != nil && len(*d.ReasonDescription) > MaxDescription {
 		v.Add("body.reason_description", fmt.Sprintf("at most %d bytes", MaxDescription), len(*d.ReasonDescription))
+	} else if d.ReasonDescription != nil {
+		textrule.CheckText(&v, "body.reason_description", *d.ReasonDescription)
 	}
 	if d.Start.IsZero() {
 		v.Add("body.start_time", "is required", nil)

@@ -13,6 +13,7 @@ var t0 = time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
 func at(d time.Duration) time.Time   { return t0.Add(d) }
 func end(d time.Duration) *time.Time { e := t0.Add(d); return &e }
 func f(x float64) *float64           { return &x }
+func strp(x string) *string          { return &x }
 
 func TestOverlap(t *testing.T) {
 	for _, c := range []struct {
@@ -64,6 +65,10 @@ func TestBuild(t *testing.T) {
 		{"past start", Unavailability, Draft{Start: at(-2 * time.Minute), Reason: "fault"}, power, 0, 0, []string{"body.start_time"}},
 		{"slightly past start", Unavailability, Draft{Start: at(-time.Minute), Reason: "fault"}, power, 0, 0, nil},
 		{"missing start", Unavailability, Draft{Reason: "fault"}, power, 0, 0, []string{"body.start_time"}},
+		{"description with line breaks and tabs", Unavailability, Draft{Start: at(time.Hour), Reason: "fault", ReasonDescription: strp("Inverter 2:\r\n\tfan failure")}, power, 0, 0, nil},
+		{"description with NUL", Unavailability, Draft{Start: at(time.Hour), Reason: "fault", ReasonDescription: strp("fan\x00")}, power, 0, 0, []string{"body.reason_description"}},
+		{"description with escape", PowerLimit, Draft{Start: at(time.Hour), Upper: f(4), Reason: "fault", ReasonDescription: strp("\x1b]0;title\x07")}, power, 0, 0, []string{"body.reason_description"}},
+		{"description with a C1 control", Unavailability, Draft{Start: at(time.Hour), Reason: "fault", ReasonDescription: strp("fan\u0085")}, power, 0, 0, []string{"body.reason_description"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			iv, err := Build(c.kind, c.d, c.c, t0)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"atcp/internal/errs"
+	"atcp/internal/textrule"
 )
 
 // Status is the state of a restriction request.
@@ -78,6 +79,29 @@ type Decision struct {
 	// Admin marks a platform administrator: only the requester or
 	// a platform administrator may cancel.
 	Admin bool
+}
+
+// Validate checks the input of a decision: the note is free text of at
+// most MaxDescription bytes.
+func (d Decision) Validate() error {
+	switch {
+	case d.Note == nil:
+	case len(*d.Note) > MaxDescription:
+		return errs.Invalidf("body.note", len(*d.Note), "at most %d bytes", MaxDescription)
+	case !textrule.Text(*d.Note):
+		return errs.Invalidf("body.note", *d.Note, textrule.TextMessage)
+	}
+	return nil
+}
+
+// Validate refuses an asset id no asset can have because it holds control
+// characters (which PostgreSQL text cannot even compare, for NUL); any
+// other id merely matches nothing.
+func (f RequestFilter) Validate() error {
+	if !textrule.Name(f.AssetID) {
+		return errs.Invalidf("query.asset_id", f.AssetID, textrule.NameMessage)
+	}
+	return nil
 }
 
 // errLapsed is returned by Decide for a request that expired while

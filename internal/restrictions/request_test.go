@@ -1,8 +1,11 @@
 package restrictions
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"atcp/internal/errs"
 )
 
 func TestDecide(t *testing.T) {
@@ -49,5 +52,38 @@ func TestAsOfAndDraft(t *testing.T) {
 	}
 	if d := r.Draft(t0); !d.Start.Equal(at(time.Hour)) {
 		t.Fatalf("draft before the start begins at %s", d.Start)
+	}
+}
+
+func TestDecisionAndFilterValidate(t *testing.T) {
+	long := strings.Repeat("n", MaxDescription+1)
+	for _, c := range []struct {
+		name string
+		err  error
+		loc  string // empty: valid
+	}{
+		{"no note", Decision{}.Validate(), ""},
+		{"note with line breaks and tabs", Decision{Note: strp("ok,\r\n\tthanks")}.Validate(), ""},
+		{"note too long", Decision{Note: &long}.Validate(), "body.note"},
+		{"note with NUL", Decision{Note: strp("ok\x00")}.Validate(), "body.note"},
+		{"note with escape", Decision{Note: strp("\x1b[1mok")}.Validate(), "body.note"},
+		{"no asset filter", RequestFilter{}.Validate(), ""},
+		{"asset filter", RequestFilter{AssetID: "bess-1"}.Validate(), ""},
+		{"asset filter of no asset's shape", RequestFilter{AssetID: "no such asset"}.Validate(), ""},
+		{"asset filter with NUL", RequestFilter{AssetID: "bess\x00"}.Validate(), "query.asset_id"},
+		{"asset filter with a tab", RequestFilter{AssetID: "bess\t1"}.Validate(), "query.asset_id"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.loc == "" {
+				if c.err != nil {
+					t.Fatal(c.err)
+				}
+				return
+			}
+			var e *errs.Error
+			if !asErr(c.err, &e) || e.Kind != errs.Invalid || len(e.Fields) != 1 || e.Fields[0].Location != c.loc {
+				t.Fatalf("got %v, want a 422 at %s", c.err, c.loc)
+			}
+		})
 	}
 }

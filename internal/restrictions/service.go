@@ -260,6 +260,9 @@ func (s *Service) Submit(ctx context.Context, p auth.Principal, assetID string, 
 // Requests lists the visible requests matching f and, when status is set,
 // in that status (expiry applied), newest first.
 func (s *Service) Requests(ctx context.Context, v auth.Visibility, f RequestFilter, status Status) ([]Request, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
 	list, err := s.store.Requests(ctx, v, f)
 	if err != nil {
 		return nil, err
@@ -306,8 +309,8 @@ func (s *Service) decide(ctx context.Context, p auth.Principal, id string, d Dec
 	if uuid.Validate(id) != nil {
 		return Request{}, errs.NotFoundf("restriction request %q not found", id)
 	}
-	if d.Note != nil && len(*d.Note) > MaxDescription {
-		return Request{}, errs.Invalidf("body.note", len(*d.Note), "at most %d bytes", MaxDescription)
+	if err := d.Validate(); err != nil {
+		return Request{}, err
 	}
 	v := p.Visibility()
 	// The asset is read before the transaction: its capacities are the

@@ -10,6 +10,7 @@ import (
 
 	"atcp/internal/assets"
 	"atcp/internal/errs"
+	"atcp/internal/textrule"
 )
 
 // Mode is how a physical shortfall is shared among the segments.
@@ -136,16 +137,20 @@ func Validate(parentAssetID string, mode Mode, segments []Segment) error {
 			v.Add(at+"segment_id", "makes the virtual asset id "+VirtualAssetID(parentAssetID, g.ID)+" longer than an asset id may be", g.ID)
 		}
 		seen[g.ID] = true
-		if n := utf8.RuneCountInString(strings.TrimSpace(g.Name)); n == 0 || n > MaxNameLength || !utf8.ValidString(g.Name) {
+		if n := utf8.RuneCountInString(strings.TrimSpace(g.Name)); n == 0 || n > MaxNameLength {
 			v.Add(at+"name", fmt.Sprintf("must have 1 to %d characters", MaxNameLength), g.Name)
+		} else {
+			textrule.CheckName(&v, at+"name", g.Name)
 		}
 		if math.IsNaN(g.Share) || math.IsInf(g.Share, 0) || g.Share <= 0 || g.Share > 1 {
 			v.Add(at+"share", "must be a fraction in (0, 1]", g.Share)
 		} else {
 			sum += g.Share
 		}
-		if g.Counterparty != nil && (utf8.RuneCountInString(*g.Counterparty) > MaxCounterparty || !utf8.ValidString(*g.Counterparty)) {
+		if g.Counterparty != nil && utf8.RuneCountInString(*g.Counterparty) > MaxCounterparty {
 			v.Add(at+"counterparty", fmt.Sprintf("must have at most %d characters", MaxCounterparty), *g.Counterparty)
+		} else if g.Counterparty != nil {
+			textrule.CheckName(&v, at+"counterparty", *g.Counterparty)
 		}
 		if g.Color != nil && !colorRE.MatchString(*g.Color) {
 			v.Add(at+"color", "must be a hex colour #rrggbb", *g.Color)

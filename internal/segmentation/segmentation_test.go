@@ -69,6 +69,17 @@ func TestValidate(t *testing.T) {
 			[]string{"body.segments[0].color", "body.segments[1].color"}},
 		{"long counterparty", "bess-1", Proportional, []Segment{{ID: "a", Name: "A", Share: 0.5, Counterparty: ptr(strings.Repeat("c", 201))}, {ID: "b", Name: "B", Share: 0.5}},
 			[]string{"body.segments[0].counterparty"}},
+		{"name with NUL", "bess-1", Proportional, []Segment{{ID: "a", Name: "A\x00", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}, []string{"body.segments[0].name"}},
+		{"name of NUL only", "bess-1", Proportional, []Segment{{ID: "a", Name: "A", Share: 0.5}, {ID: "b", Name: "\x00", Share: 0.5}}, []string{"body.segments[1].name"}},
+		{"name with escape", "bess-1", Proportional, []Segment{{ID: "a", Name: "\x1b[31mA", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}, []string{"body.segments[0].name"}},
+		{"name with line break", "bess-1", Proportional, []Segment{{ID: "a", Name: "A\nB", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}, []string{"body.segments[0].name"}},
+		{"name not UTF-8", "bess-1", Proportional, []Segment{{ID: "a", Name: "A\xff", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}, []string{"body.segments[0].name"}},
+		{"counterparty with NUL", "bess-1", Proportional, []Segment{{ID: "a", Name: "A", Share: 0.5, Counterparty: ptr("Trader\x00")}, {ID: "b", Name: "B", Share: 0.5}},
+			[]string{"body.segments[0].counterparty"}},
+		{"counterparty with a C1 control", "bess-1", Proportional, []Segment{{ID: "a", Name: "A", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5, Counterparty: ptr("Trader\u009b")}},
+			[]string{"body.segments[1].counterparty"}},
+		{"segment id with NUL", "bess-1", Proportional, []Segment{{ID: "a\x00", Name: "A", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}, []string{"body.segments[0].segment_id"}},
+		{"names in other scripts", "bess-1", Proportional, []Segment{{ID: "a", Name: "Händler Süd", Share: 0.5}, {ID: "b", Name: "蓄電池", Share: 0.5, Counterparty: ptr("Energie – Nord")}}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

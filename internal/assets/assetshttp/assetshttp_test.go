@@ -609,3 +609,40 @@ func TestOpenAPISchema(t *testing.T) {
 		t.Fatal("delete does not document 204")
 	}
 }
+
+// TestControlCharactersAreRefused: a NUL or another control character in
+// an asset's id, name, location or organisation, and a NUL in its free
+// text, are 422 naming the field on both stores; nothing is stored or
+// changed.
+func TestControlCharactersAreRefused(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		ok := minimal("bess-1", "acme")
+		for _, c := range []struct {
+			field, value string
+		}{
+			{"asset_id", "bess\x00"},
+			{"asset_id", "bess\x1b"},
+			{"asset_name", "Battery\x00"},
+			{"asset_name", "\x1b[2JBattery"},
+			{"location", "Leipzig\x00"},
+			{"location", "Leip\u009bzig"},
+			{"organisation_id", "acme\x00"},
+			{"optimizer_org_id", "optico\x07"},
+			{"description", "a\x00b"},
+			{"operational_status_reason", "a\x1bb"},
+		} {
+			// A platform administrator, who may name any organisation.
+			expectInvalid(t, e.h.Do("POST", "/v1/assets", e.admin, with(ok, c.field, c.value)), "body."+c.field)
+		}
+		e.h.Do("GET", "/v1/assets/bess-1", e.acme, nil).Expect(t, 404, "")
+
+		before := e.create(t, e.acme, with(ok, "description", "line one\r\n\tline two"))
+		for _, c := range []struct{ field, value string }{{"asset_name", "Battery\x00"}, {"description", "\x00"}} {
+			expectInvalid(t, e.h.Do("PUT", "/v1/assets/bess-1", e.acme, map[string]any{c.field: c.value}), "body."+c.field)
+		}
+		if after := e.h.Do("GET", "/v1/assets/bess-1", e.acme, nil).Expect(t, 200, "").Map(t); !reflect.DeepEqual(after, before) {
+			t.Fatalf("a refused update changed the asset:\n%v\n%v", before, after)
+		}
+	})
+}

@@ -623,3 +623,26 @@ func TestOpenAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestControlCharactersAreRefused: dispatch takes no free-form name; its
+// one string of a body, control_mode, and the asset id of the path refuse
+// control characters on both stores (422 and 404, never a 500), and
+// nothing is stored.
+func TestControlCharactersAreRefused(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		h := e.h
+		for _, mode := range []string{"bess_only\x00", "\x1bbess_only"} {
+			expectFields(t, h.Do("PUT", scheduled, e.acme, schedules(target(time.Hour, "control_mode", mode, "bess_power_mw", 1))),
+				"body.schedules[0].control_mode")
+		}
+		for _, path := range []string{"/v1/assets/a1%00/dispatch/scheduled", "/v1/assets/a1%1B/dispatch/immediate"} {
+			h.Do("GET", path, e.acme, nil).Expect(t, 404, "not_found")
+		}
+		var l scheduleList
+		h.Do("GET", scheduled, e.acme, nil).Expect(t, 200, "").JSON(t, &l)
+		if len(l.Schedules) != 0 {
+			t.Fatalf("stored %s", l)
+		}
+	})
+}

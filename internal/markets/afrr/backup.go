@@ -12,6 +12,7 @@ import (
 	"atcp/internal/assets"
 	"atcp/internal/errs"
 	"atcp/internal/markets/calendar"
+	"atcp/internal/textrule"
 )
 
 // Product is an aFRR direction.
@@ -185,6 +186,8 @@ func NewOverride(r OverrideRequest, a assets.Asset, now time.Time) (Override, er
 	if r.Note != nil {
 		if n := len([]rune(*r.Note)); n > MaxNoteLength {
 			v.Add("body.note", fmt.Sprintf("must be at most %d characters", MaxNoteLength), n)
+		} else {
+			textrule.CheckText(&v, "body.note", *r.Note)
 		}
 		o.Note = r.Note
 	}

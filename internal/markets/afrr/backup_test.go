@@ -164,6 +164,9 @@ func TestNewOverride(t *testing.T) {
 		{name: "price range", change: func(r *afrr.OverrideRequest) { r.Price = ptr("-15000.01") }, fields: []string{"body.price"}},
 		{name: "long note", change: func(r *afrr.OverrideRequest) { r.Note = ptr(strings.Repeat("é", 1001)) }, fields: []string{"body.note"}},
 		{name: "note at limit", change: func(r *afrr.OverrideRequest) { r.Note = ptr(strings.Repeat("é", 1000)) }},
+		{name: "note with line breaks and tabs", change: func(r *afrr.OverrideRequest) { r.Note = ptr("grid works:\r\n\tfeeder 3") }},
+		{name: "note with NUL", change: func(r *afrr.OverrideRequest) { r.Note = ptr("works\x00") }, fields: []string{"body.note"}},
+		{name: "note with escape", change: func(r *afrr.OverrideRequest) { r.Note = ptr("\x1b[8mhidden") }, fields: []string{"body.note"}},
 		{name: "every problem at once", change: func(r *afrr.OverrideRequest) {
 			r.Product, r.Start, r.End, r.Price = "na", at("2026-02-01T08:01:00Z"), at("2026-02-01T08:00:00Z"), ptr("x")
 		}, fields: []string{"body.end_time", "body.price", "body.product", "body.start_time"}},

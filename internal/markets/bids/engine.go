@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -13,6 +14,7 @@ import (
 	"atcp/internal/clock"
 	"atcp/internal/errs"
 	"atcp/internal/markets/calendar"
+	"atcp/internal/textrule"
 )
 
 // History is how far back bids can be read: bids that ended longer ago
@@ -226,6 +228,7 @@ func (e *Engine) prepare(sub Submission) ([]Bid, error) {
 		if nb.IdempotencyKey != nil {
 			k := *nb.IdempotencyKey
 			b.IdempotencyKey = &k
+			checkIdempotencyKey(&v, loc+".idempotency_key", k)
 		}
 		if b.Product == "" && len(e.rules.Products) == 1 {
 			b.Product = e.rules.Products[0]
@@ -256,6 +259,22 @@ func (e *Engine) prepare(sub Submission) ([]Bid, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// MaxIdempotencyKeyLength bounds an idempotency key, in characters.
+const MaxIdempotencyKeyLength = 200
+
+// checkIdempotencyKey checks a client's idempotency key: 1 to
+// MaxIdempotencyKeyLength characters, no control characters.
+func checkIdempotencyKey(v *errs.Validation, loc, k string) {
+	switch {
+	case k == "":
+		v.Add(loc, "must not be empty", k)
+	case utf8.RuneCountInString(k) > MaxIdempotencyKeyLength:
+		v.Add(loc, fmt.Sprintf("must be at most %d characters", MaxIdempotencyKeyLength), k)
+	default:
+		textrule.CheckName(v, loc, k)
+	}
 }
 
 // hull is the smallest interval covering every interval given.
@@ -432,8 +451,8 @@ func (e *Engine) Update(ctx context.Context, v auth.Visibility, assetID, bidID s
 			sugg.add(next)
 		}
 	}
-	if c.IdempotencyKey != nil && *c.IdempotencyKey == "" {
-		val.Add("body.idempotency_key", "must not be empty", "")
+	if c.IdempotencyKey != nil {
+		checkIdempotencyKey(&val, "body.idempotency_key", *c.IdempotencyKey)
 	}
 	if err := fieldErrors(&val, &oor, sugg.list); err != nil {
 		return Bid{}, nil, err

@@ -5,6 +5,9 @@ import (
 	"math"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"atcp/internal/textrule"
 )
 
 // FuzzPrepare decodes arbitrary JSON as a submission and validates it:
@@ -16,6 +19,7 @@ func FuzzPrepare(f *testing.F) {
 		`{"mode":"REPLACE","replace_scope":{"start_time":"2026-02-01T23:00:00Z","end_time":"2026-02-02T23:00:00Z"},"bids":[{"idempotency_key":"a","start_time":"2026-02-02T03:00:00Z","end_time":"2026-02-02T07:00:00Z","capacity_price_eur_per_mw":15000,"offered_power_mw":3}]}`,
 		`{"bids":[{"start_time":"2026-03-28T23:00:00Z","end_time":"2026-03-29T02:00:00Z","capacity_price_eur_per_mw":1e2,"offered_power_mw":1e300}]}`,
 		`{"bids":[{"capacity_price_eur_per_mw":[1]}]}`,
+		`{"bids":[{"idempotency_key":"a\u0000","start_time":"2026-02-01T23:00:00Z","end_time":"2026-02-02T03:00:00Z","capacity_price_eur_per_mw":"1","offered_power_mw":1}]}`,
 	} {
 		f.Add(s)
 	}
@@ -55,6 +59,9 @@ func FuzzPrepare(f *testing.F) {
 			if !IsTenderBlock(b.Interval()) || b.CapacityPrice == nil || *b.CapacityPrice < 0 || *b.CapacityPrice > EUR(15000) ||
 				b.OfferedMW < 1 || b.OfferedMW != math.Trunc(b.OfferedMW) || b.Product != Sym || b.Status != Pending {
 				t.Fatalf("accepted %+v from %s", b, body)
+			}
+			if k := b.IdempotencyKey; k != nil && (*k == "" || !textrule.Name(*k) || utf8.RuneCountInString(*k) > MaxIdempotencyKeyLength) {
+				t.Fatalf("accepted the idempotency key %q from %s", *k, body)
 			}
 			if sub.Mode == Replace && !sub.Scope.Interval().Covers(b.Interval()) {
 				t.Fatalf("accepted a bid outside the scope: %s", body)

@@ -215,6 +215,11 @@ func TestCheckCeiling(t *testing.T) {
 	}
 }
 
+func withKey(b NewBid, key string) NewBid {
+	b.IdempotencyKey = &key
+	return b
+}
+
 func TestPrepare(t *testing.T) {
 	e := &Engine{rules: testRules}
 	b1 := NewBid{Start: ts("2026-02-01T23:00:00Z"), End: ts("2026-02-02T03:00:00Z"), OfferedMW: 1, CapacityPrice: PriceInput{Raw: []byte(`"1.5"`)}}
@@ -233,6 +238,7 @@ func TestPrepare(t *testing.T) {
 		sugg int
 	}{
 		{"valid", Submission{Bids: []NewBid{b1, b2}}, "", "", 0},
+		{"valid keys", Submission{Bids: []NewBid{withKey(b1, "desk-7/2026-02-01 früh"), withKey(b2, strings.Repeat("ü", MaxIdempotencyKeyLength))}}, "", "", 0},
 		{"no bids", Submission{}, "body.bids", "validation_failed", 0},
 		{"unknown mode", Submission{Bids: []NewBid{b1}, Mode: "MERGE"}, "body.mode", "validation_failed", 0},
 		{"replace without scope", Submission{Bids: []NewBid{b1}, Mode: Replace}, "body.replace_scope", "validation_failed", 0},
@@ -240,6 +246,13 @@ func TestPrepare(t *testing.T) {
 		{"bid outside the scope", Submission{Bids: []NewBid{b1, b2}, Mode: Replace, Scope: scope}, "body.bids[1]", "validation_failed", 0},
 		{"scope product of another market", Submission{Bids: []NewBid{b1}, Mode: Replace, Scope: &ReplaceScope{Start: scope.Start, End: scope.End, Product: &pos}}, "body.replace_scope.product,body.bids[0].product", "validation_failed", 0},
 		{"repeated key", Submission{Bids: []NewBid{keyed, keyed}}, "body.bids[1].idempotency_key", "validation_failed", 0},
+		{"key with NUL", Submission{Bids: []NewBid{b1, withKey(b2, "k\x00")}}, "body.bids[1].idempotency_key", "validation_failed", 0},
+		{"key of NUL only", Submission{Bids: []NewBid{withKey(b1, "\x00")}}, "body.bids[0].idempotency_key", "validation_failed", 0},
+		{"key with escape", Submission{Bids: []NewBid{withKey(b1, "\x1b[0m")}}, "body.bids[0].idempotency_key", "validation_failed", 0},
+		{"key with line break", Submission{Bids: []NewBid{withKey(b1, "a\nb")}}, "body.bids[0].idempotency_key", "validation_failed", 0},
+		{"key with a C1 control", Submission{Bids: []NewBid{withKey(b1, "a\u0085")}}, "body.bids[0].idempotency_key", "validation_failed", 0},
+		{"empty key", Submission{Bids: []NewBid{withKey(b1, "")}}, "body.bids[0].idempotency_key", "validation_failed", 0},
+		{"key too long", Submission{Bids: []NewBid{withKey(b1, strings.Repeat("ü", MaxIdempotencyKeyLength+1))}}, "body.bids[0].idempotency_key", "validation_failed", 0},
 		{"product of another market", Submission{Bids: []NewBid{func() NewBid { x := b1; x.Product = Pos; return x }()}}, "body.bids[0].product", "validation_failed", 0},
 		{"price out of range only", Submission{Bids: []NewBid{func() NewBid { x := b1; x.CapacityPrice = PriceInput{Raw: []byte(`15000.01`)}; return x }()}}, "body.bids[0].capacity_price_eur_per_mw", "PRICE_OUT_OF_RANGE", 0},
 		{"price missing", Submission{Bids: []NewBid{func() NewBid { x := b1; x.CapacityPrice = PriceInput{}; return x }()}}, "body.bids[0].capacity_price_eur_per_mw", "validation_failed", 0},

@@ -323,3 +323,32 @@ func TestActivationRefusedWhileTheParentHoldsBids(t *testing.T) {
 		e.h.Do("POST", seg+"/activate", e.acme, nil).Expect(t, 200, "")
 	})
 }
+
+// TestControlCharactersAreRefused: a NUL or another control character in
+// a segment's name or counterparty is 422 naming the field on both stores
+// (a NUL was a 500 on PostgreSQL), and nothing is stored.
+func TestControlCharactersAreRefused(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		for _, c := range []struct{ field, value string }{
+			{"name", "Trader\x00A"},
+			{"name", "\x1b[31mTrader A"},
+			{"counterparty", "Trader\x00"},
+			{"counterparty", "Trader\u0085A"},
+		} {
+			s := segment("a", 0.5)
+			s[c.field] = c.value
+			r := e.h.Do("PUT", seg1, e.acme, body("proportional", s, segment("b", 0.5))).Expect(t, 422, "validation_failed")
+			var p struct {
+				Errors []struct {
+					Location string `json:"location"`
+				} `json:"errors"`
+			}
+			r.JSON(t, &p)
+			if len(p.Errors) != 1 || p.Errors[0].Location != "body.segments[0]."+c.field {
+				t.Fatalf("%s %q: %s", c.field, c.value, r.Body)
+			}
+		}
+		e.h.Do("GET", seg1, e.acme, nil).Expect(t, 404, "")
+	})
+}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -34,12 +35,21 @@ type DB struct {
 	credentialWatchers sqlutil.Watchers
 }
 
+// defaultConnectTimeout bounds a connection attempt when the URL sets no
+// connect_timeout: without one, a server that does not answer (a dropped
+// network, a host that is down) holds every request until the client
+// gives up.
+const defaultConnectTimeout = 5 * time.Second
+
 // Open connects to the database at url (postgres://...). Runtime
 // parameters in the URL, such as search_path, apply to every connection.
+// The URL's connect_timeout (default 5 s) bounds both a connection attempt
+// and the wait for a pooled connection, so that requests fail fast with an
+// outage error while the server is away (see unavailable.go).
 func Open(ctx context.Context, url string) (*DB, error) {
-	cfg, err := pgxpool.ParseConfig(url)
+	cfg, err := poolConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("parse database url: %w", err)
+		return nil, err
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -50,6 +60,18 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
 	return &DB{pool: pool}, nil
+}
+
+func poolConfig(url string) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
+	}
+	cfg.ConnConfig.Tracer = acquireBound{timeout: cfg.ConnConfig.ConnectTimeout}
+	return cfg, nil
 }
 
 // Name identifies the backend.

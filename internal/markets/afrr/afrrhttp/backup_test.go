@@ -524,3 +524,22 @@ func TestOpenAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestOverrideNoteControlCharacters: a note may hold line breaks and tabs
+// but no NUL or other control character: 422 naming it on both stores (a
+// NUL was a 500 on PostgreSQL), and nothing is stored.
+func TestOverrideNoteControlCharacters(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		for _, note := range []string{"night\x00shift", "night\x1b[8mshift"} {
+			r := e.h.Do("POST", bidsPath, e.acme, body("neg", 8, 12, "note", note)).Expect(t, 422, "validation_failed")
+			if got := locations(t, r); !slices.Equal(got, []string{"body.note"}) {
+				t.Fatalf("note %q: fields %v", note, got)
+			}
+		}
+		if got := ids(t, e.h.Do("GET", bidsPath, e.acmeRO, nil).Expect(t, 200, "")); len(got) != 0 {
+			t.Fatalf("stored: %v", got)
+		}
+		e.create(t, body("neg", 8, 12, "note", "night shift:\r\n\tcrew B"))
+	})
+}

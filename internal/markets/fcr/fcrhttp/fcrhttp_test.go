@@ -587,3 +587,48 @@ func FuzzSubmitBody(f *testing.F) {
 		}
 	})
 }
+
+// TestControlCharactersInIdempotencyKeys: a NUL or another control
+// character in an idempotency key is 422 naming it, on submission and on
+// change, on both stores (a NUL was a 500 on PostgreSQL), and nothing is
+// stored or changed.
+func TestControlCharactersInIdempotencyKeys(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		fields := func(r *testkit.Response) string {
+			var p struct {
+				Errors []struct {
+					Location string `json:"location"`
+				} `json:"errors"`
+			}
+			r.JSON(t, &p)
+			var locs []string
+			for _, f := range p.Errors {
+				locs = append(locs, f.Location)
+			}
+			return strings.Join(locs, ",")
+		}
+		for _, key := range []string{"desk-7\x00", "\x1b[2Jdesk-7"} {
+			r := e.h.Do(http.MethodPost, asset+"/bids", e.rw, submit(bid(block1, "ok", 10, 1), bid(block2, key, 10, 1))).
+				Expect(t, http.StatusUnprocessableEntity, "validation_failed")
+			if got := fields(r); got != "body.bids[1].idempotency_key" {
+				t.Fatalf("key %q: fields %s: %s", key, got, r.Body)
+			}
+		}
+		e.expectStored(t, 0)
+
+		out := e.post(t, submit(bid(block1, "desk-7", 10, 4)), http.StatusCreated, "")
+		id := out.Bids[0].ID
+		for _, key := range []string{"desk-8\x00", "desk-8\u0085"} {
+			change := put(block1, 11, 3)
+			change["idempotency_key"] = key
+			r := e.h.Do(http.MethodPut, asset+"/bids/"+id, e.rw, change).Expect(t, http.StatusUnprocessableEntity, "validation_failed")
+			if got := fields(r); got != "body.idempotency_key" {
+				t.Fatalf("key %q: fields %s: %s", key, got, r.Body)
+			}
+		}
+		if got := e.list(t, "").Bids; len(got) != 1 || *got[0].IdempotencyKey != "desk-7" || got[0].OfferedPowerMW != 4 {
+			t.Fatalf("a refused change changed the bid: %+v", got)
+		}
+	})
+}
