@@ -34,7 +34,7 @@ func newClientsEnv(t testing.TB, b store.Backend, opts ...testkit.HarnessOption)
 		}
 	}
 	identityhttp.RegisterClients(h.Server, e.clients)
-	identityhttp.RegisterOAuth(h.Server, identity.NewOAuth(b.Clients(), b.Directory(), h.Tokens, h.Clock))
+	identityhttp.RegisterOAuth(h.Server, identity.NewOAuth(b.Clients(), b.Directory(), h.Tokens, h.Clock, auth.NewCoreHasher(), h.Clock))
 	return e
 }
 
