@@ -263,6 +263,7 @@ func TestIntegrationDelete(t *testing.T) {
 func TestSecretLimitUnderConcurrentRequests(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := newClientsEnv(t, b)
+		e.clients.SetHasher(patientHasher())
 		manager := e.integrationManager()
 		id, _ := e.createIntegration(t, manager, "racer", "asset.read")
 		path := "/v1/integrations/" + id + "/secrets"
