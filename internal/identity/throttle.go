@@ -52,9 +52,9 @@ func (e *TooManyFailures) RetryAfterSeconds() int {
 // holds a failure for it and for every attempt still being checked, so
 // that concurrent attempts cannot run more checks than the bucket allows.
 // Keys are kept as SHA-256 digests: the memory per key is fixed however
-// long the presented value. A bucket is made by an admitted attempt (one
-// argon2id call each, bounded by the Hasher) and dropped once it has filled
-// up again, so the map stays small.
+// long the presented value. Buckets that have filled up again are dropped
+// whenever the map has doubled since the last sweep, so only keys that
+// failed lately stay.
 type failureLimiter struct {
 	burst int
 	every time.Duration

@@ -417,3 +417,50 @@ func TestBootstrapSecretMustNotLookGenerated(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestFailureLimiterForgetsRefilledKeys: a flood of distinct keys does not
+// grow the limiter's map beyond the keys that failed lately.
+func TestFailureLimiterForgetsRefilledKeys(t *testing.T) {
+	l := newFailureLimiter(2, time.Second)
+	now := time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
+	for i := range 3 * minSweep {
+		a, _, ok := l.begin(fmt.Sprint("failing-", i), now)
+		if !ok {
+			t.Fatal("a first attempt refused")
+		}
+		a.end(true, now)
+	}
+	if len(l.buckets) != 3*minSweep {
+		t.Fatalf("%d buckets for %d keys that just failed", len(l.buckets), 3*minSweep)
+	}
+	now = now.Add(time.Second) // every failure is refilled
+	for i := range 5 * minSweep {
+		a, _, _ := l.begin(fmt.Sprint("passing-", i), now)
+		a.end(false, now)
+	}
+	if len(l.buckets) > 2*minSweep {
+		t.Fatalf("%d buckets kept", len(l.buckets))
+	}
+}
+
+// TestVerifiedSecretsStayBounded: the cache never holds more than
+// maxVerifiedSecrets entries, and an expired entry goes first.
+func TestVerifiedSecretsStayBounded(t *testing.T) {
+	c := newVerifiedSecrets()
+	now := time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
+	s := stored(newSecretID, "value")
+	c.remember(c.digest("old", "secret"), s, now)
+	later := now.Add(VerifiedSecretTTL)
+	for i := range maxVerifiedSecrets + 10 {
+		c.remember(c.digest(fmt.Sprint("client-", i), "secret"), s, later)
+		if len(c.entries) > maxVerifiedSecrets {
+			t.Fatalf("%d entries", len(c.entries))
+		}
+	}
+	if _, ok := c.entries[c.digest("old", "secret")]; ok {
+		t.Fatal("the expired entry survived a full cache")
+	}
+	if _, ok := c.lookup(c.digest(fmt.Sprint("client-", maxVerifiedSecrets+9), "secret"), []StoredSecret{s}, later); !ok {
+		t.Fatal("the newest entry is missing")
+	}
+}
