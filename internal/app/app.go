@@ -117,9 +117,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 		Logger: log, RateLimit: cfg.RateLimit})
 	a.Server.AddReadiness("store", a.Store.Ping)
 
+	// One Hasher for every argon2id call of the process bounds the memory
+	// that password and secret checks can take, whoever asks.
+	hasher := auth.NewCoreHasher()
 	a.Directory = identity.NewDirectory(a.Store.Directory(), a.Clock, a.baseURL)
+	a.Directory.SetHasher(hasher)
 	a.Clients = identity.NewClients(a.Store.Clients(), a.Clock)
-	oauth := identity.NewOAuth(a.Store.Clients(), a.Store.Directory(), a.Tokens, a.Clock)
+	a.Clients.SetHasher(hasher)
+	oauth := identity.NewOAuth(a.Store.Clients(), a.Store.Directory(), a.Tokens, a.Clock, hasher, clock.Real{})
 	a.Assets = assets.NewService(a.Store.Assets(), a.Clock)
 	a.Segmentation = segmentation.NewService(a.Store.Segmentations(), a.Assets, a.Store.Bids(), a.Clock)
 	a.Assets.SetVirtualResolver(a.Segmentation)

@@ -24,7 +24,8 @@ const (
 )
 
 // HashSecret returns the argon2id hash of a password or client secret in the
-// PHC string format.
+// PHC string format. Request paths hash through a Hasher, which bounds how
+// many run at once.
 func HashSecret(secret string) (string, error) {
 	salt := make([]byte, argonSaltLen)
 	if _, err := rand.Read(salt); err != nil {
@@ -36,7 +37,7 @@ func HashSecret(secret string) (string, error) {
 }
 
 // VerifySecret reports whether secret matches the PHC-encoded hash, comparing
-// in constant time.
+// in constant time. Request paths verify through a Hasher.
 func VerifySecret(secret, encoded string) bool {
 	parts := strings.Split(encoded, "$")
 	if len(parts) != 6 || parts[1] != "argon2id" {
@@ -73,9 +74,6 @@ func VerifySecret(secret, encoded string) bool {
 // dummyHash is verified against when the claimed account does not exist, so
 // that unknown and known accounts take the same time to reject.
 var dummyHash, _ = HashSecret("atcp-timing-equaliser")
-
-// BurnVerification spends the time of one VerifySecret.
-func BurnVerification(secret string) { VerifySecret(secret, dummyHash) }
 
 // RandomToken returns n random bytes, URL-safe base64 encoded.
 func RandomToken(n int) string {

@@ -37,14 +37,20 @@ const minBootstrapSecretLength = 16
 
 // Clients manages integrations and their secrets.
 type Clients struct {
-	store ClientStore
-	clock clock.Clock
+	store  ClientStore
+	clock  clock.Clock
+	hasher *auth.Hasher
 }
 
-// NewClients returns the integration service.
+// NewClients returns the integration service. It hashes secrets with a
+// Hasher of its own until SetHasher gives it the process's shared one.
 func NewClients(store ClientStore, clk clock.Clock) *Clients {
-	return &Clients{store: store, clock: clk}
+	return &Clients{store: store, clock: clk, hasher: auth.NewCoreHasher()}
 }
+
+// SetHasher makes the service hash secrets with h, the Hasher every
+// argon2id call of the process shares.
+func (c *Clients) SetHasher(h *auth.Hasher) { c.hasher = h }
 
 // NewIntegration is the request to create an integration.
 type NewIntegration struct {
@@ -87,8 +93,7 @@ func (c *Clients) Create(ctx context.Context, caller *auth.Principal, req NewInt
 	}
 	now := c.clock.Now()
 	in := Integration{ID: uuid.NewString(), OrganizationID: org, Name: name, Scopes: scopes, CreatedAt: now}
-	value := newSecretValue()
-	first, err := storedSecret(in.ID, value, now)
+	first, value, err := c.newSecret(ctx, in.ID, now)
 	if err != nil {
 		return Integration{}, CreatedSecret{}, err
 	}
@@ -151,8 +156,7 @@ func (c *Clients) AddSecret(ctx context.Context, caller *auth.Principal, integra
 	if err := c.actOn(ctx, caller, integrationID); err != nil {
 		return CreatedSecret{}, err
 	}
-	value := newSecretValue()
-	s, err := storedSecret(integrationID, value, c.clock.Now())
+	s, value, err := c.newSecret(ctx, integrationID, c.clock.Now())
 	if err != nil {
 		return CreatedSecret{}, err
 	}
@@ -186,6 +190,9 @@ func (c *Clients) EnsureIntegration(ctx context.Context, org, clientID, name, se
 	case utf8.RuneCountInString(secret) < minBootstrapSecretLength:
 		return fmt.Errorf("bootstrap client secret: want at least %d characters", minBootstrapSecretLength)
 	}
+	if _, named := secretIDOf(secret); named {
+		return fmt.Errorf("bootstrap client secret: must not have the shape of a generated secret (%s<uuid>_...)", secretPrefix)
+	}
 	trimmed, problem := checkIntegrationName(name)
 	if problem != "" {
 		return fmt.Errorf("bootstrap integration name %q: %s", name, problem)
@@ -196,7 +203,7 @@ func (c *Clients) EnsureIntegration(ctx context.Context, org, clientID, name, se
 		}
 	}
 	now := c.clock.Now()
-	first, err := storedSecret(clientID, secret, now)
+	first, err := c.storedSecret(ctx, uuid.NewString(), clientID, secret, now)
 	if err != nil {
 		return err
 	}
@@ -251,16 +258,43 @@ func checkIntegrationName(raw string) (string, string) {
 	return name, ""
 }
 
-// secretPrefix marks atcp client secrets so that secret scanners can
-// recognise a leaked one.
-const secretPrefix = "atcp_"
+// The shape of generated secrets: secretPrefix, the secret's id, "_" and
+// 32 random bytes in base64url. The prefix lets secret scanners recognise a
+// leaked secret; the id tells the token endpoint which one stored hash to
+// verify, so that an attempt costs one argon2id verification however many
+// secrets the integration holds. The id is not secret (the API lists it),
+// and the 256 random bits alone make the secret unguessable.
+const (
+	secretPrefix       = "atcp_"
+	secretIDLength     = 36 // a UUID
+	secretRandomLength = 43 // auth.RandomToken(32)
+)
 
-func newSecretValue() string { return secretPrefix + auth.RandomToken(32) }
+// newSecret makes a secret for an integration: its stored form and its
+// value, which names the secret's id.
+func (c *Clients) newSecret(ctx context.Context, integrationID string, now time.Time) (StoredSecret, string, error) {
+	id := uuid.NewString()
+	value := newSecretValue(id)
+	s, err := c.storedSecret(ctx, id, integrationID, value, now)
+	return s, value, err
+}
 
-func storedSecret(integrationID, value string, now time.Time) (StoredSecret, error) {
-	hash, err := auth.HashSecret(value)
+// newSecretValue returns a new value for the secret with this id.
+func newSecretValue(id string) string { return secretPrefix + id + "_" + auth.RandomToken(32) }
+
+// secretIDOf returns the id a secret of the generated shape names.
+func secretIDOf(value string) (string, bool) {
+	rest, ok := strings.CutPrefix(value, secretPrefix)
+	if !ok || len(rest) != secretIDLength+1+secretRandomLength || rest[secretIDLength] != '_' {
+		return "", false
+	}
+	return rest[:secretIDLength], true
+}
+
+func (c *Clients) storedSecret(ctx context.Context, id, integrationID, value string, now time.Time) (StoredSecret, error) {
+	hash, err := c.hasher.Hash(ctx, value)
 	if err != nil {
 		return StoredSecret{}, err
 	}
-	return StoredSecret{SecretInfo: SecretInfo{ID: uuid.NewString(), IntegrationID: integrationID, CreatedAt: now}, Hash: hash}, nil
+	return StoredSecret{SecretInfo: SecretInfo{ID: id, IntegrationID: integrationID, CreatedAt: now}, Hash: hash}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"atcp/internal/auth"
 	"atcp/internal/errs"
 )
@@ -78,13 +80,41 @@ func TestValidateNewIntegration(t *testing.T) {
 	}
 }
 
-func TestNewSecretValuesAreUniqueAndPrefixed(t *testing.T) {
+func TestNewSecretValuesAreUniqueAndNameTheirID(t *testing.T) {
 	seen := map[string]bool{}
 	for range 100 {
-		v := newSecretValue()
-		if !strings.HasPrefix(v, secretPrefix) || len(v) < 40 || seen[v] {
+		id := uuid.NewString()
+		v := newSecretValue(id)
+		if !strings.HasPrefix(v, secretPrefix) || len(v) != 85 || seen[v] {
 			t.Fatalf("weak or repeated secret %q", v)
 		}
+		if got, ok := secretIDOf(v); !ok || got != id {
+			t.Fatalf("secretIDOf(%q) = %q, %v; want %q", v, got, ok, id)
+		}
 		seen[v] = true
+	}
+}
+
+func TestSecretIDOf(t *testing.T) {
+	id := "0b6f1a52-8a53-4d0e-9a53-0f6c2d8e4b11"
+	random := strings.Repeat("A", 43)
+	for _, tc := range []struct {
+		value, id string
+	}{
+		{"atcp_" + id + "_" + random, id},
+		{"atcp_" + id + "_" + strings.Repeat("-", 43), id},
+		{"atcp_" + random, ""},                      // generated before ids were embedded
+		{"bench-secret-0123456789abcdef", ""},       // a bootstrap secret
+		{"atcp_" + id + "-" + random, ""},           // wrong separator
+		{"atcp_" + id + "_" + random + "A", ""},     // too long
+		{"atcp_" + id + "_" + random[1:], ""},       // too short
+		{"ATCP_" + id + "_" + random, ""},           // other prefix
+		{"x" + "atcp_" + id + "_" + random[1:], ""}, // not at the start
+		{"", ""},
+	} {
+		got, ok := secretIDOf(tc.value)
+		if got != tc.id || ok != (tc.id != "") {
+			t.Errorf("secretIDOf(%q) = %q, %v; want %q", tc.value, got, ok, tc.id)
+		}
 	}
 }

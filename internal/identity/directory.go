@@ -41,13 +41,19 @@ type Directory struct {
 	store   DirectoryStore
 	clock   clock.Clock
 	baseURL string
+	hasher  *auth.Hasher
 }
 
 // NewDirectory returns the directory service; baseURL is the public base
-// URL set-password links point to.
+// URL set-password links point to. It hashes passwords with a Hasher of
+// its own until SetHasher gives it the process's shared one.
 func NewDirectory(store DirectoryStore, clk clock.Clock, baseURL string) *Directory {
-	return &Directory{store: store, clock: clk, baseURL: strings.TrimRight(baseURL, "/")}
+	return &Directory{store: store, clock: clk, baseURL: strings.TrimRight(baseURL, "/"), hasher: auth.NewCoreHasher()}
 }
+
+// SetHasher makes the service hash passwords with h, the Hasher every
+// argon2id call of the process shares.
+func (d *Directory) SetHasher(h *auth.Hasher) { d.hasher = h }
 
 func (d *Directory) now() time.Time { return d.clock.Now().UTC().Truncate(time.Microsecond) }
 
@@ -143,7 +149,7 @@ func (d *Directory) EnsureUser(ctx context.Context, org, email, password string,
 	if err := d.EnsureOrganization(ctx, org, org); err != nil {
 		return err
 	}
-	hash, err := auth.HashSecret(password)
+	hash, err := d.hasher.Hash(ctx, password)
 	if err != nil {
 		return err
 	}
@@ -429,7 +435,7 @@ func (d *Directory) SetPassword(ctx context.Context, token, password, confirm st
 		}
 		return User{}, v.Err()
 	}
-	hash, err := auth.HashSecret(password)
+	hash, err := d.hasher.Hash(ctx, password)
 	if err != nil {
 		return User{}, err
 	}

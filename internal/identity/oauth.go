@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -46,6 +44,15 @@ const (
 	OAuthUnsupportedGrantType    = "unsupported_grant_type"
 	OAuthUnsupportedResponseType = "unsupported_response_type"
 	OAuthInvalidScope            = "invalid_scope"
+	// OAuthTemporarilyUnavailable answers, with 503, a request that could
+	// not be checked now: the store cannot be reached or every slot for
+	// argon2id work stayed taken (RFC 6749 section 4.1.2.1 defines it for
+	// the authorization endpoint; the token endpoint uses it alike).
+	OAuthTemporarilyUnavailable = "temporarily_unavailable"
+	// OAuthSlowDown answers, with 429, an attempt refused without a check
+	// because its client id failed too often lately (the token endpoint
+	// error of RFC 8628 section 3.5 for a client that asks too often).
+	OAuthSlowDown = "slow_down"
 )
 
 // OAuthError is an error the OAuth endpoints answer with
@@ -69,11 +76,34 @@ type OAuth struct {
 	users   DirectoryStore
 	tokens  *auth.Tokens
 	clock   clock.Clock
+
+	// Checking credentials: argon2id work through the process's shared
+	// Hasher, its security clock (the real one), the cache of successful
+	// client authentications and the failure limits.
+	hasher         secretHasher
+	security       clock.Clock
+	verified       *verifiedSecrets
+	clientFailures *failureLimiter
+	signInFailures *failureLimiter
 }
 
-// NewOAuth returns the OAuth 2.0 / OpenID Connect provider.
-func NewOAuth(clients ClientStore, users DirectoryStore, tokens *auth.Tokens, clk clock.Clock) *OAuth {
-	return &OAuth{clients: clients, users: users, tokens: tokens, clock: clk}
+// secretHasher is the argon2id work OAuth needs of an *auth.Hasher.
+type secretHasher interface {
+	Verify(ctx context.Context, secret, encoded string) (bool, error)
+	Burn(ctx context.Context, secret string) error
+}
+
+// NewOAuth returns the OAuth 2.0 / OpenID Connect provider. hasher is the
+// process's shared Hasher; security is the clock of the verification cache
+// and the failure limits (clock.Real outside tests).
+func NewOAuth(clients ClientStore, users DirectoryStore, tokens *auth.Tokens, clk clock.Clock,
+	hasher *auth.Hasher, security clock.Clock) *OAuth {
+	return &OAuth{
+		clients: clients, users: users, tokens: tokens, clock: clk,
+		hasher: hasher, security: security, verified: newVerifiedSecrets(),
+		clientFailures: newFailureLimiter(ClientFailureBurst, ClientFailureEvery),
+		signInFailures: newFailureLimiter(SignInFailureBurst, SignInFailureEvery),
+	}
 }
 
 // Issuer is the OpenID Connect issuer: the server's base URL.
@@ -131,33 +161,74 @@ func (o *OAuth) ClientCredentials(ctx context.Context, req ClientCredentialsRequ
 }
 
 // authenticateIntegration checks secret against the integration's
-// secrets. Every attempt runs MaxActiveSecrets verifications side by side,
-// whether the client exists and however many secrets it holds, so that the
-// time taken tells nothing about either, and a request costs about one
-// verification of wall time. It returns the integration and the id of the
-// secret that matched.
+// secrets and returns the integration and the id of the secret that
+// matched. A secret verified lately passes without argon2id work (see
+// verifiedSecrets); otherwise the attempt must pass the client id's
+// failure limit and costs one verification, or two for a secret without
+// an embedded id (see matchSecret).
 func (o *OAuth) authenticateIntegration(ctx context.Context, clientID, secret string) (Integration, string, error) {
+	if secret == "" {
+		// Nothing to verify, whoever the client: no argon2id work.
+		return Integration{}, "", oauthError(OAuthInvalidClient, "client authentication failed")
+	}
 	in, secrets, err := o.clients.ClientSecrets(ctx, clientID)
 	if err != nil && !errs.Is(err, errs.NotFound) {
 		return Integration{}, "", err
 	}
-	var matched atomic.Int64
-	matched.Store(-1)
-	var wg sync.WaitGroup
-	for i := range max(MaxActiveSecrets, len(secrets)) {
-		wg.Go(func() {
-			if i >= len(secrets) {
-				auth.BurnVerification(secret)
-			} else if auth.VerifySecret(secret, secrets[i].Hash) {
-				matched.Store(int64(i))
-			}
-		})
+	now := o.security.Now()
+	digest := o.verified.digest(clientID, secret)
+	if secretID, ok := o.verified.lookup(digest, secrets, now); ok {
+		return in, secretID, nil
 	}
-	wg.Wait()
-	if err != nil || matched.Load() < 0 {
+	attempt, wait, ok := o.clientFailures.begin(clientID, now)
+	if !ok {
+		return Integration{}, "", &TooManyFailures{RetryAfter: wait}
+	}
+	matched, err := o.matchSecret(ctx, secrets, secret)
+	attempt.end(err == nil && matched < 0, o.security.Now())
+	if err != nil {
+		return Integration{}, "", err
+	}
+	if matched < 0 {
 		return Integration{}, "", oauthError(OAuthInvalidClient, "client authentication failed")
 	}
-	return in, secrets[matched.Load()].ID, nil
+	o.verified.remember(digest, secrets[matched], now)
+	return in, secrets[matched].ID, nil
+}
+
+// matchSecret returns the index of the stored secret that secret matches,
+// or -1. A secret generated by atcp names its own id (see newSecretValue),
+// so exactly one verification decides, against that secret or, when the
+// client or the id is unknown, against a dummy hash, which takes the same
+// time. A secret without an id (the bootstrap secret chosen by the
+// operator, or one created before ids were embedded) is verified against
+// each stored secret in turn: at most MaxActiveSecrets verifications.
+func (o *OAuth) matchSecret(ctx context.Context, stored []StoredSecret, secret string) (int, error) {
+	if id, ok := secretIDOf(secret); ok {
+		for i, s := range stored {
+			if s.ID == id {
+				ok, err := o.hasher.Verify(ctx, secret, s.Hash)
+				if !ok {
+					return -1, err
+				}
+				return i, nil
+			}
+		}
+		return -1, o.hasher.Burn(ctx, secret)
+	}
+	if len(stored) == 0 {
+		return -1, o.hasher.Burn(ctx, secret)
+	}
+	for i, s := range stored {
+		ok, err := o.hasher.Verify(ctx, secret, s.Hash)
+		if err != nil {
+			return -1, err
+		}
+		if ok {
+			return i, nil
+		}
+	}
+	return -1, nil
 }
 
 // CodeRequest is an authorization_code grant.

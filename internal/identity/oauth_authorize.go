@@ -200,26 +200,41 @@ func (o *OAuth) SignIn(ctx context.Context, req AuthorizationRequest, email, pas
 }
 
 // checkPassword returns the person with these credentials who may sign
-// in. Unknown addresses cost one password verification like known ones.
+// in. The attempt must pass the address's failure limit (refused with
+// TooManyFailures, without a check) and costs one password verification,
+// also for an unknown address.
 func (o *OAuth) checkPassword(ctx context.Context, email, password string) (User, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
-	if email == "" {
-		auth.BurnVerification(password)
+	attempt, wait, ok := o.signInFailures.begin(email, o.security.Now())
+	if !ok {
+		return User{}, &TooManyFailures{RetryAfter: wait}
+	}
+	user, err := o.verifyPassword(ctx, email, password)
+	attempt.end(errors.Is(err, ErrSignInFailed), o.security.Now())
+	return user, err
+}
+
+func (o *OAuth) verifyPassword(ctx context.Context, email, password string) (User, error) {
+	var user User
+	if email != "" {
+		var err error
+		user, err = o.users.UserByEmail(ctx, email)
+		if err != nil && !errs.Is(err, errs.NotFound) {
+			return User{}, err
+		}
+	}
+	if user.PasswordHash == "" {
+		// No such person, or one without a password yet: the same time.
+		if err := o.hasher.Burn(ctx, password); err != nil {
+			return User{}, err
+		}
 		return User{}, ErrSignInFailed
 	}
-	user, err := o.users.UserByEmail(ctx, email)
-	if errs.Is(err, errs.NotFound) {
-		auth.BurnVerification(password)
-		return User{}, ErrSignInFailed
-	}
+	ok, err := o.hasher.Verify(ctx, password, user.PasswordHash)
 	if err != nil {
 		return User{}, err
 	}
-	if user.PasswordHash == "" {
-		auth.BurnVerification(password)
-		return User{}, ErrSignInFailed
-	}
-	if !auth.VerifySecret(password, user.PasswordHash) || !user.CanSignIn() {
+	if !ok || !user.CanSignIn() {
 		return User{}, ErrSignInFailed
 	}
 	return user, nil

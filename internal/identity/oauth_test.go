@@ -27,7 +27,7 @@ func newTestOAuth(t testing.TB) *OAuth {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewOAuth(nil, nil, tokens, clk)
+	return NewOAuth(nil, nil, tokens, clk, auth.NewCoreHasher(), clk)
 }
 
 func TestVerifyPKCE(t *testing.T) {

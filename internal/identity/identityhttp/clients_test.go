@@ -34,7 +34,7 @@ func newClientsEnv(t testing.TB, b store.Backend, opts ...testkit.HarnessOption)
 		}
 	}
 	identityhttp.RegisterClients(h.Server, e.clients)
-	identityhttp.RegisterOAuth(h.Server, identity.NewOAuth(b.Clients(), b.Directory(), h.Tokens, h.Clock))
+	identityhttp.RegisterOAuth(h.Server, identity.NewOAuth(b.Clients(), b.Directory(), h.Tokens, h.Clock, auth.NewCoreHasher(), h.Clock))
 	return e
 }
 
@@ -263,6 +263,7 @@ func TestIntegrationDelete(t *testing.T) {
 func TestSecretLimitUnderConcurrentRequests(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := newClientsEnv(t, b)
+		e.clients.SetHasher(patientHasher())
 		manager := e.integrationManager()
 		id, _ := e.createIntegration(t, manager, "racer", "asset.read")
 		path := "/v1/integrations/" + id + "/secrets"

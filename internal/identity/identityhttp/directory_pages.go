@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"time"
 
 	"atcp/internal/errs"
@@ -113,8 +114,16 @@ func newSetPasswordForm(token string, info identity.LinkInfo) setPasswordForm {
 }
 
 // writeDeadSetPasswordLink explains why a link cannot be used: 404 for one that never
-// existed or was replaced, 410 for one used or expired.
+// existed or was replaced, 410 for one used or expired, 503 with Retry-After when
+// the store cannot be reached or the password could not be hashed now.
 func writeDeadSetPasswordLink(w http.ResponseWriter, r *http.Request, err error) {
+	if errs.IsUnavailable(err) {
+		retry, _ := unavailable(r, err)
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		writeSetPasswordMessage(w, r, http.StatusServiceUnavailable, "Please try again in a moment",
+			"atcp is busy or cannot reach its database right now. Nothing was changed; please try again in a few seconds.")
+		return
+	}
 	var de *errs.Error
 	if !errors.As(err, &de) {
 		slog.ErrorContext(r.Context(), "set-password page failed", "request_id", httpapi.RequestID(r.Context()), "error", err)

@@ -658,6 +658,7 @@ func TestDirectoryPasswordLinkReissue(t *testing.T) {
 func TestDirectorySetPasswordConcurrently(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := newDirEnv(t, b)
+		e.d.SetHasher(patientHasher())
 		h := e.h
 		_, token := e.invite(h.TokenFor("acme", auth.UsersWrite), "carol@acme.test")
 

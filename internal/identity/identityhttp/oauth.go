@@ -4,9 +4,11 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"atcp/internal/auth"
+	"atcp/internal/errs"
 	"atcp/internal/httpapi"
 	"atcp/internal/identity"
 )
@@ -49,7 +51,7 @@ type TokenResponse struct {
 // OAuthErrorResponse is the error answer of the token endpoint (RFC 6749
 // section 5.2).
 type OAuthErrorResponse struct {
-	Error            string `json:"error" enum:"invalid_request,invalid_client,invalid_grant,unauthorized_client,unsupported_grant_type,invalid_scope,server_error" doc:"OAuth 2.0 error code."`
+	Error            string `json:"error" enum:"invalid_request,invalid_client,invalid_grant,unauthorized_client,unsupported_grant_type,invalid_scope,slow_down,temporarily_unavailable,server_error" doc:"OAuth 2.0 error code."`
 	ErrorDescription string `json:"error_description" doc:"What went wrong, for the developer."`
 }
 
@@ -107,9 +109,23 @@ func (h *oauthHandlers) token(w http.ResponseWriter, r *http.Request) {
 
 // writeOAuthError answers an OAuth error: 401 for invalid_client, with a
 // Basic challenge when the client authenticated with the Authorization
-// header (RFC 6749 section 5.2), 400 for the others and 500 server_error
-// for anything that is not an OAuth error, whose text stays in the log.
+// header (RFC 6749 section 5.2), 400 for the others; 429 slow_down when the
+// client id failed too often lately; 503 temporarily_unavailable when the
+// request could not be checked now (the store is unreachable, or every
+// argon2id slot stayed taken); and 500 server_error for anything else,
+// whose text stays in the log.
 func writeOAuthError(w http.ResponseWriter, r *http.Request, err error, challenge bool) {
+	var tooMany *identity.TooManyFailures
+	switch {
+	case errors.As(err, &tooMany):
+		w.Header().Set("Retry-After", strconv.Itoa(tooMany.RetryAfterSeconds()))
+		httpapi.WriteJSON(w, http.StatusTooManyRequests, OAuthErrorResponse{Error: identity.OAuthSlowDown,
+			ErrorDescription: "too many failed authentication attempts for this client; retry after the number of seconds in Retry-After"})
+		return
+	case errs.IsUnavailable(err):
+		writeUnavailable(w, r, err)
+		return
+	}
 	var oe *identity.OAuthError
 	if !errors.As(err, &oe) {
 		slog.ErrorContext(r.Context(), "token request failed", "request_id", httpapi.RequestID(r.Context()), "error", err)
@@ -126,6 +142,30 @@ func writeOAuthError(w http.ResponseWriter, r *http.Request, err error, challeng
 		}
 	}
 	httpapi.WriteJSON(w, status, OAuthErrorResponse{Error: oe.Code, ErrorDescription: oe.Description})
+}
+
+// Retry-After of a request that could not be checked now: argon2id slots
+// free up within a second; a store outage lasts longer.
+const (
+	retryAfterBusy        = 1
+	retryAfterUnreachable = 5
+)
+
+// unavailable returns the Retry-After seconds and the description of a
+// request that could not be checked now, logging a store outage (a busy
+// Hasher is the flood itself, which the access log already shows).
+func unavailable(r *http.Request, err error) (int, string) {
+	if errors.Is(err, auth.ErrBusy) {
+		return retryAfterBusy, "too many credential checks at once; retry after the number of seconds in Retry-After"
+	}
+	slog.WarnContext(r.Context(), "store unavailable", "request_id", httpapi.RequestID(r.Context()), "error", err)
+	return retryAfterUnreachable, "the service cannot reach its database; retry after the number of seconds in Retry-After"
+}
+
+func writeUnavailable(w http.ResponseWriter, r *http.Request, err error) {
+	retry, description := unavailable(r, err)
+	w.Header().Set("Retry-After", strconv.Itoa(retry))
+	httpapi.WriteJSON(w, http.StatusServiceUnavailable, OAuthErrorResponse{Error: identity.OAuthTemporarilyUnavailable, ErrorDescription: description})
 }
 
 // OpenIDConfiguration is the OpenID Provider Metadata (OpenID Connect

@@ -80,7 +80,9 @@ func documentOAuth(s *httpapi.Server) {
 			"with grant_type=client_credentials. The console exchanges an authorization code (with its PKCE verifier) for an access token, " +
 			"an ID token and a refresh token, and renews them with grant_type=refresh_token. Responses carry Cache-Control: no-store. " +
 			"Errors are OAuth 2.0 error bodies: invalid_client is 401 (with WWW-Authenticate: Basic when HTTP Basic was used); " +
-			"invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type and invalid_scope are 400. The body is at most 64 KiB.",
+			"invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type and invalid_scope are 400; slow_down is 429 with Retry-After " +
+			"after repeated failed authentications of one client id; temporarily_unavailable is 503 with Retry-After when the credentials " +
+			"cannot be checked now. The body is at most 64 KiB.",
 		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
 			"application/x-www-form-urlencoded": {Schema: schema(TokenRequestForm{})},
 		}},
@@ -88,7 +90,12 @@ func documentOAuth(s *httpapi.Server) {
 			"200": {Description: "Tokens.", Content: jsonContent(TokenResponse{})},
 			"400": {Description: "invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type or invalid_scope.", Content: oauthError},
 			"401": {Description: "invalid_client: client authentication failed.", Content: oauthError},
-			"429": rateLimited,
+			"429": {Description: "Rate limited per client address (problem+json), or slow_down: too many failed authentications of this client id; see Retry-After.",
+				Content: map[string]*huma.MediaType{
+					"application/json":         {Schema: schema(OAuthErrorResponse{})},
+					"application/problem+json": {Schema: schema(httpapi.Problem{})},
+				}},
+			"503": {Description: "temporarily_unavailable: the store cannot be reached or too many credential checks run at once; see Retry-After.", Content: oauthError},
 		},
 	})
 	authorizeParams := []*huma.Param{
@@ -121,7 +128,8 @@ func documentOAuth(s *httpapi.Server) {
 		OperationID: "oauthAuthorizeSignIn", Method: http.MethodPost, Path: authorizePath, Tags: []string{tagOAuth},
 		Summary: "Sign in",
 		Description: "The sign-in page posts the authorization request with email and password. On success 303 to redirect_uri " +
-			"with code (single use, valid 60 s), state and iss; wrong credentials show the page again with 401.",
+			"with code (single use, valid 60 s), state and iss; wrong credentials show the page again with 401, too many failed sign-ins " +
+			"for the email address with 429, and 503 when the credentials cannot be checked now (both with Retry-After).",
 		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
 			"application/x-www-form-urlencoded": {Schema: schema(SignInForm{})},
 		}},
@@ -129,7 +137,9 @@ func documentOAuth(s *httpapi.Server) {
 			"303": {Description: "Signed in, or the request is invalid: back to the client.", Headers: location},
 			"400": {Description: "The client or redirect URI is invalid, or the form cannot be read.", Content: html},
 			"401": {Description: "Wrong email or password: the page again, with the error.", Content: html},
-			"429": rateLimited,
+			"429": {Description: "Rate limited per client address (problem+json), or too many failed sign-ins for this email address (the page again); see Retry-After.",
+				Content: map[string]*huma.MediaType{"text/html": html["text/html"], "application/problem+json": {Schema: schema(httpapi.Problem{})}}},
+			"503": {Description: "The credentials cannot be checked now: the page again, with Retry-After.", Content: html},
 		},
 	})
 	doc.AddOperation(&huma.Operation{

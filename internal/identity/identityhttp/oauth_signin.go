@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 
+	"atcp/internal/errs"
 	"atcp/internal/httpapi"
 	"atcp/internal/identity"
 )
@@ -87,6 +89,14 @@ func renderSigninInternal(w http.ResponseWriter, r *http.Request, err error) {
 		signinErrorData{Title: "Sign-in is not available", Error: "An internal error occurred (request id " + id + ").", Internal: true})
 }
 
+// waitText says a Retry-After in words.
+func waitText(seconds int) string {
+	if seconds <= 90 {
+		return strconv.Itoa(seconds) + " seconds"
+	}
+	return strconv.Itoa((seconds+59)/60) + " minutes"
+}
+
 // reject answers an invalid authorization request: on a page when the
 // client or redirect URI cannot be trusted, else by redirecting the error
 // to the client.
@@ -139,9 +149,19 @@ func (h *oauthHandlers) authorizeSubmit(w http.ResponseWriter, r *http.Request) 
 	}
 	email := params.Get("email")
 	location, err := h.o.SignIn(r.Context(), req, email, params.Get("password"))
+	var tooMany *identity.TooManyFailures
 	switch {
 	case errors.Is(err, identity.ErrSignInFailed):
 		renderSigninForm(w, r, http.StatusUnauthorized, req, email, "The email address or password is not correct.")
+	case errors.As(err, &tooMany):
+		w.Header().Set("Retry-After", strconv.Itoa(tooMany.RetryAfterSeconds()))
+		renderSigninForm(w, r, http.StatusTooManyRequests, req, email,
+			"Too many failed sign-ins for this email address. Try again in "+waitText(tooMany.RetryAfterSeconds())+".")
+	case errs.IsUnavailable(err):
+		retry, _ := unavailable(r, err)
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		renderSigninForm(w, r, http.StatusServiceUnavailable, req, email,
+			"Sign-in is not available at the moment. Nothing was checked; try again in a few seconds.")
 	case err != nil:
 		renderSigninInternal(w, r, err)
 	default:

@@ -721,7 +721,9 @@ func TestOAuthEndpointsInOpenAPI(t *testing.T) {
 }
 
 // BenchmarkClientCredentials measures the token endpoint on SQLite: one
-// client_credentials exchange per iteration, through HTTP.
+// client_credentials exchange per iteration, through HTTP, with an
+// argon2id verification (verified: the remembered verification has
+// expired) and without (remembered).
 func BenchmarkClientCredentials(b *testing.B) {
 	e := newClientsEnv(b, testkit.OpenSQLite(b))
 	const secret = "benchmark-secret-0123456789"
@@ -729,9 +731,16 @@ func BenchmarkClientCredentials(b *testing.B) {
 		b.Fatal(err)
 	}
 	form := url.Values{"grant_type": {"client_credentials"}}
-	for b.Loop() {
-		if r := e.token(b, form, "bench-client", secret); r.Status != 200 {
-			b.Fatalf("status %d: %s", r.Status, r.Body)
-		}
+	for name, forget := range map[string]bool{"verified": true, "remembered": false} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if forget {
+					e.h.Clock.Advance(identity.VerifiedSecretTTL)
+				}
+				if r := e.token(b, form, "bench-client", secret); r.Status != 200 {
+					b.Fatalf("status %d: %s", r.Status, r.Body)
+				}
+			}
+		})
 	}
 }
