@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -51,6 +52,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
+		if err := restrictFiles(path); err != nil {
+			return nil, fmt.Errorf("database file permissions: %w", err)
+		}
 		base = "file:" + (&url.URL{Path: filepath.Clean(path)}).EscapedPath() + "?"
 	}
 	pragmas := "&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
@@ -78,6 +82,39 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// restrictFiles makes the database file and its -wal and -shm files
+// readable by the owner only: they hold password hashes and the signing
+// keys. The file is created here, before SQLite would create it with 0644;
+// SQLite gives the -wal and -shm files it creates the database file's mode.
+// Files left looser by an earlier version are tightened.
+func restrictFiles(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		if err := f.Close(); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&^0o077); err != nil {
+				return err
+			}
+			slog.Warn("database file was readable by others; removed the group and other permissions",
+				"file", p, "was", perm.String(), "now", (perm &^ 0o077).String())
+		}
+	}
+	return nil
 }
 
 // Name identifies the backend.
