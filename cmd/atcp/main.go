@@ -1,8 +1,9 @@
 // Command atcp is the Asset Trading and Control Platform server.
 //
-//	atcp [serve] [flags]   serve the API (the default)
-//	atcp migrate [flags]   apply the schema migrations and exit
-//	atcp version           print the version
+//	atcp [serve] [flags]              serve the API (the default)
+//	atcp migrate [flags]              apply the schema migrations and exit
+//	atcp rotate-signing-key [flags]   add a new token signing key (docs/operations.md)
+//	atcp version                      print the version
 //
 // Every flag is also an ATCP_* environment variable; `atcp serve --help`
 // lists them.
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"atcp/internal/app"
+	"atcp/internal/auth"
 	"atcp/internal/config"
 	"atcp/internal/store"
 )
@@ -32,9 +34,10 @@ func main() {
 const usage = `atcp: the Asset Trading and Control Platform server
 
 Usage:
-  atcp [serve] [flags]   serve the API (default command)
-  atcp migrate [flags]   apply the database schema migrations and exit
-  atcp version           print the version and exit
+  atcp [serve] [flags]              serve the API (default command)
+  atcp migrate [flags]              apply the database schema migrations and exit
+  atcp rotate-signing-key [flags]   add a new token signing key; the previous one retires
+  atcp version                      print the version and exit
 
 Run "atcp serve --help" for the settings; each flag is also an ATCP_* environment variable.
 `
@@ -51,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "serve", "migrate":
+	case "serve", "migrate", "rotate-signing-key":
 	default:
 		fmt.Fprintf(stderr, "unknown command %q\n\n%s", command, usage)
 		return 2
@@ -59,7 +62,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") && command == "serve" {
 		fmt.Fprint(stderr, usage+"\n")
 	}
-	cfg, err := config.Parse(command, args, os.LookupEnv, stderr)
+	var rotation rotationFlags
+	var commandFlags []func(*flag.FlagSet)
+	if command == "rotate-signing-key" {
+		commandFlags = append(commandFlags, rotation.register)
+	}
+	cfg, err := config.Parse(command, args, os.LookupEnv, stderr, commandFlags...)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -74,8 +82,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if command == "migrate" {
+	switch command {
+	case "migrate":
 		return migrate(ctx, cfg, log)
+	case "rotate-signing-key":
+		return rotateSigningKey(ctx, cfg, log, stdout, rotation)
 	}
 	a, err := app.New(ctx, cfg, log, stderr)
 	if err != nil {
@@ -101,6 +112,52 @@ func migrate(ctx context.Context, cfg config.Config, log *slog.Logger) int {
 		return 1
 	}
 	log.Info("schema is up to date", "store", st.Name())
+	return 0
+}
+
+// rotationFlags are the flags of rotate-signing-key beyond the settings.
+type rotationFlags struct {
+	activateAfter  time.Duration
+	revokePrevious bool
+}
+
+func (r *rotationFlags) register(fs *flag.FlagSet) {
+	fs.DurationVar(&r.activateAfter, "activate-after", auth.DefaultKeyActivationDelay,
+		"how long the new key is published before it signs: every instance and every verifier caching the JWKS (300 s) learns of it first")
+	fs.BoolVar(&r.revokePrevious, "revoke-previous", false,
+		"the previous keys are compromised: the new key signs at once (whatever activate-after says) and the previous ones are deleted, so every token they signed stops verifying")
+}
+
+// rotateSigningKey adds a new signing key with the settings the servers
+// use (database and key-encryption key).
+func rotateSigningKey(ctx context.Context, cfg config.Config, log *slog.Logger, stdout io.Writer, r rotationFlags) int {
+	if r.activateAfter < 0 {
+		log.Error("activate-after must not be negative")
+		return 2
+	}
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		log.Error("cannot open the store", "error", err)
+		return 1
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		log.Error("migration failed", "store", st.Name(), "error", err)
+		return 1
+	}
+	k, err := auth.RotateSigningKey(ctx, st, r.activateAfter, r.revokePrevious,
+		auth.WithKeyEncryption(cfg.KeyEncryptionKeys), auth.WithKeyLog(log))
+	if err != nil {
+		log.Error("cannot rotate the signing key", "error", err)
+		return 1
+	}
+	if r.revokePrevious {
+		fmt.Fprintf(stdout, "signing key %s signs now; the previous keys are deleted and the tokens they signed stop verifying on every instance within %s\n",
+			k.KeyID, auth.KeyReloadEvery)
+		return 0
+	}
+	fmt.Fprintf(stdout, "signing key %s is published now and signs from %s; the previous key retires then and verifies until %s\n",
+		k.KeyID, k.ActivatesAt.Format(time.RFC3339), k.ActivatesAt.Add(auth.RetiredKeyLifetime).Format(time.RFC3339))
 	return 0
 }
 

@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/base64"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"atcp/internal/auth"
+	"atcp/internal/store"
 )
 
 type lockedBuffer struct {
@@ -70,5 +75,68 @@ func TestMigrateCommand(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "schema is up to date") {
 		t.Fatalf("migrate said %q", stderr.String())
+	}
+}
+
+func TestRotateSigningKeyCommand(t *testing.T) {
+	dir := t.TempDir()
+	keys := func() []auth.SigningKey {
+		t.Helper()
+		st, err := store.Open(context.Background(), "", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		k, err := st.SigningKeys(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	rotate := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"rotate-signing-key", "--data-dir", dir}, args...), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+
+	t.Setenv("ATCP_KEY_ENCRYPTION_KEY", base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)))
+	before := time.Now()
+	code, out, errOut := rotate()
+	if code != 0 || !strings.Contains(out, "signs from") {
+		t.Fatalf("rotate: %d %q %s", code, out, errOut)
+	}
+	k := keys()
+	if len(k) != 2 || !strings.Contains(out, k[1].KeyID) || !k[0].RetiredAt.Equal(k[1].ActivatesAt) {
+		t.Fatalf("after a rotation: %+v", k)
+	}
+	if d := k[1].ActivatesAt.Sub(before); d < auth.DefaultKeyActivationDelay || d > auth.DefaultKeyActivationDelay+time.Minute {
+		t.Fatalf("the new key activates after %v", d)
+	}
+	for _, key := range k {
+		if !strings.HasPrefix(key.PrivateKey, "atcp-kek-v1:") {
+			t.Fatalf("key %s stored unencrypted", key.KeyID)
+		}
+	}
+
+	// Without the key-encryption key the servers could not open the keys:
+	// nor does the command, and it adds none.
+	t.Setenv("ATCP_KEY_ENCRYPTION_KEY", "")
+	if code, _, errOut := rotate(); code != 1 || !strings.Contains(errOut, "ATCP_KEY_ENCRYPTION_KEY") {
+		t.Fatalf("rotate without the key-encryption key: %d %s", code, errOut)
+	}
+	if code, _, _ := rotate("--activate-after", "-1s"); code != 2 {
+		t.Fatalf("negative delay: exit %d", code)
+	}
+	if len(keys()) != 2 {
+		t.Fatal("a refused rotation stored a key")
+	}
+
+	t.Setenv("ATCP_KEY_ENCRYPTION_KEY", base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)))
+	code, out, errOut = rotate("--revoke-previous")
+	if code != 0 || !strings.Contains(out, "signs now") {
+		t.Fatalf("revoke: %d %q %s", code, out, errOut)
+	}
+	if k := keys(); len(k) != 1 || !strings.Contains(out, k[0].KeyID) {
+		t.Fatalf("after revoking: %+v", k)
 	}
 }

@@ -108,7 +108,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	if a.Clock, err = startClock(ctx, cfg, a.Store); err != nil {
 		return nil, err
 	}
-	if a.Tokens, err = auth.NewTokens(ctx, a.Store, a.baseURL, a.Clock); err != nil {
+	if len(cfg.KeyEncryptionKeys) == 0 && !cfg.Demo {
+		log.Warn("the token signing keys are stored unencrypted in the database: set ATCP_KEY_ENCRYPTION_KEY (docs/operations.md)")
+	}
+	if a.Tokens, err = auth.NewTokens(ctx, a.Store, a.baseURL, a.Clock,
+		auth.WithKeyEncryption(cfg.KeyEncryptionKeys), auth.WithKeyLog(log)); err != nil {
 		return nil, err
 	}
 
@@ -216,6 +220,7 @@ func (a *App) Run(ctx context.Context) error {
 	var workers sync.WaitGroup
 	workers.Go(func() { a.Assets.Watch(workCtx) })
 	workers.Go(func() { a.Credentials.Watch(workCtx) })
+	workers.Go(func() { a.Tokens.WatchKeys(workCtx) })
 	workers.Go(func() {
 		if err := a.workers.Run(workCtx); err != nil {
 			a.Log.Error("background workers stopped", "error", err)

@@ -2,13 +2,6 @@ package auth
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/x509"
-	"encoding/hex"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"sync"
@@ -26,41 +19,6 @@ const AccessTokenTTL = time.Hour
 
 // Audience is the aud claim of access tokens: this API.
 const Audience = "atcp-api"
-
-// SigningKey is the asymmetric key tokens are signed with, as persisted.
-type SigningKey struct {
-	KeyID      string
-	Algorithm  string
-	PrivatePEM string
-	CreatedAt  time.Time
-}
-
-// KeyStore persists the signing key so that restarts and every instance on
-// the same database sign and verify with the same key.
-type KeyStore interface {
-	// EnsureSigningKey stores candidate unless a key exists already and
-	// returns the key in force; concurrent callers all get the same key.
-	EnsureSigningKey(ctx context.Context, candidate SigningKey) (SigningKey, error)
-}
-
-// NewSigningKey generates a P-256 key for ES256.
-func NewSigningKey(now time.Time) (SigningKey, error) {
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return SigningKey{}, err
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(priv)
-	if err != nil {
-		return SigningKey{}, err
-	}
-	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
-	pubDER, err := x509.MarshalPKIXPublicKey(&priv.PublicKey)
-	if err != nil {
-		return SigningKey{}, err
-	}
-	sum := sha256.Sum256(pubDER)
-	return SigningKey{KeyID: hex.EncodeToString(sum[:8]), Algorithm: string(jose.ES256), PrivatePEM: string(pemBytes), CreatedAt: now}, nil
-}
 
 // AccessClaims are the claims of an access token.
 type AccessClaims struct {
@@ -87,44 +45,27 @@ type IDClaims struct {
 type Tokens struct {
 	issuer string
 	clock  clock.Clock
-	key    *ecdsa.PrivateKey
-	keyID  string
-	signer jose.Signer
+	keys   *keyRing
 	cache  verifiedCache
 }
 
-// NewTokens loads (or creates) the signing key through keys and returns the
-// token service for issuer.
-func NewTokens(ctx context.Context, keys KeyStore, issuer string, clk clock.Clock) (*Tokens, error) {
-	candidate, err := NewSigningKey(clk.Now())
+// NewTokens loads (or creates) the signing keys through keys and returns
+// the token service for issuer. Token times come from clk; the keys'
+// lifecycle follows the options' real-time clock.
+func NewTokens(ctx context.Context, keys KeyStore, issuer string, clk clock.Clock, opts ...KeyOption) (*Tokens, error) {
+	ring, err := openRing(ctx, keys, opts...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("load signing keys: %w", err)
 	}
-	stored, err := keys.EnsureSigningKey(ctx, candidate)
-	if err != nil {
-		return nil, fmt.Errorf("load signing key: %w", err)
-	}
-	block, _ := pem.Decode([]byte(stored.PrivatePEM))
-	if block == nil {
-		return nil, errors.New("signing key: no PEM block")
-	}
-	parsed, err := x509.ParsePKCS8PrivateKey(block.Bytes)
-	if err != nil {
-		return nil, fmt.Errorf("signing key: %w", err)
-	}
-	priv, ok := parsed.(*ecdsa.PrivateKey)
-	if !ok {
-		return nil, errors.New("signing key: not an ECDSA key")
-	}
-	signer, err := jose.NewSigner(
-		jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: priv, KeyID: stored.KeyID}},
-		(&jose.SignerOptions{}).WithType("JWT"))
-	if err != nil {
-		return nil, err
-	}
-	return &Tokens{issuer: issuer, clock: clk, key: priv, keyID: stored.KeyID, signer: signer,
-		cache: verifiedCache{entries: map[string]cachedPrincipal{}}}, nil
+	t := &Tokens{issuer: issuer, clock: clk, keys: ring, cache: verifiedCache{entries: map[string]cachedPrincipal{}}}
+	ring.onRemoved = t.cache.clear
+	return t, nil
 }
+
+// WatchKeys keeps the signing keys current until ctx ends: every
+// KeyReloadEvery it reads them again, so that a rotation made by another
+// instance or by `atcp rotate-signing-key` is followed.
+func (t *Tokens) WatchKeys(ctx context.Context) { t.keys.watch(ctx) }
 
 // Issuer returns the iss claim of issued tokens.
 func (t *Tokens) Issuer() string { return t.issuer }
@@ -149,7 +90,7 @@ func (t *Tokens) IssueAccess(p Principal) (token string, expiresIn int, err erro
 		ClientID:       p.ClientID,
 		Credential:     p.Credential,
 	}
-	token, err = jwt.Signed(t.signer).Claims(claims).Serialize()
+	token, err = jwt.Signed(t.keys.signer()).Claims(claims).Serialize()
 	return token, int(AccessTokenTTL / time.Second), err
 }
 
@@ -163,7 +104,7 @@ func (t *Tokens) IssueID(userID, email, org, clientID, nonce string, authTime ti
 		},
 		Email: email, OrganizationID: org, Nonce: nonce, AuthTime: authTime.Unix(),
 	}
-	return jwt.Signed(t.signer).Claims(claims).Serialize()
+	return jwt.Signed(t.keys.signer()).Claims(claims).Serialize()
 }
 
 // ErrInvalidToken is returned for any token that is not a valid, unexpired
@@ -182,8 +123,15 @@ func (t *Tokens) Verify(raw string) (*Principal, error) {
 	if err != nil {
 		return nil, ErrInvalidToken
 	}
+	if len(tok.Headers) != 1 {
+		return nil, ErrInvalidToken
+	}
+	key := t.keys.verificationKey(tok.Headers[0].KeyID)
+	if key == nil {
+		return nil, ErrInvalidToken
+	}
 	var claims AccessClaims
-	if err := tok.Claims(&t.key.PublicKey, &claims); err != nil {
+	if err := tok.Claims(key, &claims); err != nil {
 		return nil, ErrInvalidToken
 	}
 	if err := claims.ValidateWithLeeway(jwt.Expected{Issuer: t.issuer, AnyAudience: jwt.Audience{Audience}, Time: now}, 0); err != nil {
@@ -201,11 +149,15 @@ func (t *Tokens) Verify(raw string) (*Principal, error) {
 	return p, nil
 }
 
-// JWKS returns the public keys for verifiers.
+// JWKS returns the public keys for verifiers: the signing key, a key
+// about to sign and retired keys whose tokens may not have expired yet.
 func (t *Tokens) JWKS() jose.JSONWebKeySet {
-	return jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{
-		Key: &t.key.PublicKey, KeyID: t.keyID, Algorithm: string(jose.ES256), Use: "sig",
-	}}}
+	keys := t.keys.published()
+	set := jose.JSONWebKeySet{Keys: make([]jose.JSONWebKey, 0, len(keys))}
+	for _, k := range keys {
+		set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.public, KeyID: k.id, Algorithm: string(jose.ES256), Use: "sig"})
+	}
+	return set
 }
 
 // verifiedCache remembers verified tokens until their expiry. It is bounded:
@@ -230,6 +182,13 @@ func (c *verifiedCache) get(raw string, now time.Time) (*Principal, bool) {
 		return nil, false
 	}
 	return e.p, true
+}
+
+// clear forgets every verified token.
+func (c *verifiedCache) clear() {
+	c.mu.Lock()
+	clear(c.entries)
+	c.mu.Unlock()
 }
 
 func (c *verifiedCache) put(raw string, p *Principal, expiry time.Time) {

@@ -3,7 +3,6 @@ package auth
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,21 +11,6 @@ import (
 
 	"atcp/internal/clock"
 )
-
-// memoryKeys is a KeyStore keeping the first key it is offered.
-type memoryKeys struct {
-	mu  sync.Mutex
-	key *SigningKey
-}
-
-func (m *memoryKeys) EnsureSigningKey(_ context.Context, c SigningKey) (SigningKey, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.key == nil {
-		m.key = &c
-	}
-	return *m.key, nil
-}
 
 var start = time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
 
@@ -45,7 +29,7 @@ func caller() Principal {
 
 func TestIssueAndVerify(t *testing.T) {
 	clk := clock.NewManual(start)
-	tk := newTokens(t, &memoryKeys{}, "http://atcp.test", clk)
+	tk := newTokens(t, &MemoryKeyStore{}, "http://atcp.test", clk)
 	raw, expiresIn, err := tk.IssueAccess(caller())
 	if err != nil || expiresIn != 3600 {
 		t.Fatalf("issue: %v %d", err, expiresIn)
@@ -63,7 +47,7 @@ func TestIssueAndVerify(t *testing.T) {
 // TestTokensWithoutCredential: tokens issued before the sid claim existed
 // still verify, with no credential named.
 func TestTokensWithoutCredential(t *testing.T) {
-	tk := newTokens(t, &memoryKeys{}, "http://atcp.test", clock.NewManual(start))
+	tk := newTokens(t, &MemoryKeyStore{}, "http://atcp.test", clock.NewManual(start))
 	old := caller()
 	old.Credential = ""
 	raw, _, err := tk.IssueAccess(old)
@@ -89,7 +73,7 @@ func TestTokensWithoutCredential(t *testing.T) {
 
 func TestExpiryFollowsTheClock(t *testing.T) {
 	clk := clock.NewManual(start)
-	tk := newTokens(t, &memoryKeys{}, "http://atcp.test", clk)
+	tk := newTokens(t, &MemoryKeyStore{}, "http://atcp.test", clk)
 	raw, _, _ := tk.IssueAccess(caller())
 	clk.Advance(AccessTokenTTL - time.Microsecond)
 	if _, err := tk.Verify(raw); err != nil {
@@ -103,7 +87,7 @@ func TestExpiryFollowsTheClock(t *testing.T) {
 
 func TestRejectsForeignAndTamperedTokens(t *testing.T) {
 	clk := clock.NewManual(start)
-	keys := &memoryKeys{}
+	keys := &MemoryKeyStore{}
 	tk := newTokens(t, keys, "http://atcp.test", clk)
 	raw, _, _ := tk.IssueAccess(caller())
 
@@ -113,7 +97,7 @@ func TestRejectsForeignAndTamperedTokens(t *testing.T) {
 		t.Fatal("token of another issuer accepted")
 	}
 	// Another key, same issuer.
-	stranger := newTokens(t, &memoryKeys{}, "http://atcp.test", clk)
+	stranger := newTokens(t, &MemoryKeyStore{}, "http://atcp.test", clk)
 	foreign, _, _ := stranger.IssueAccess(caller())
 	if _, err := tk.Verify(foreign); err == nil {
 		t.Fatal("token signed with another key accepted")
@@ -144,7 +128,7 @@ func TestRejectsForeignAndTamperedTokens(t *testing.T) {
 }
 
 func TestJWKSVerifiesIssuedTokens(t *testing.T) {
-	tk := newTokens(t, &memoryKeys{}, "http://atcp.test", clock.NewManual(start))
+	tk := newTokens(t, &MemoryKeyStore{}, "http://atcp.test", clock.NewManual(start))
 	raw, _, _ := tk.IssueAccess(caller())
 	set := tk.JWKS()
 	tok, err := jwt.ParseSigned(raw, []jose.SignatureAlgorithm{jose.ES256})
@@ -161,9 +145,18 @@ func TestJWKSVerifiesIssuedTokens(t *testing.T) {
 	}
 }
 
+func kidOfToken(t *testing.T, raw string) string {
+	t.Helper()
+	tok, err := jwt.ParseSigned(raw, []jose.SignatureAlgorithm{jose.ES256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok.Headers[0].KeyID
+}
+
 func TestInstancesSharingKeysAcceptEachOthersTokens(t *testing.T) {
 	clk := clock.NewManual(start)
-	keys := &memoryKeys{}
+	keys := &MemoryKeyStore{}
 	a := newTokens(t, keys, "http://atcp.test", clk)
 	b := newTokens(t, keys, "http://atcp.test", clk)
 	raw, _, _ := a.IssueAccess(caller())
@@ -173,7 +166,7 @@ func TestInstancesSharingKeysAcceptEachOthersTokens(t *testing.T) {
 }
 
 func BenchmarkVerifyCached(b *testing.B) {
-	tk, _ := NewTokens(context.Background(), &memoryKeys{}, "http://atcp.test", clock.NewManual(start))
+	tk, _ := NewTokens(context.Background(), &MemoryKeyStore{}, "http://atcp.test", clock.NewManual(start))
 	raw, _, _ := tk.IssueAccess(caller())
 	for b.Loop() {
 		if _, err := tk.Verify(raw); err != nil {
@@ -183,7 +176,7 @@ func BenchmarkVerifyCached(b *testing.B) {
 }
 
 func BenchmarkVerifyUncached(b *testing.B) {
-	tk, _ := NewTokens(context.Background(), &memoryKeys{}, "http://atcp.test", clock.NewManual(start))
+	tk, _ := NewTokens(context.Background(), &MemoryKeyStore{}, "http://atcp.test", clock.NewManual(start))
 	raw, _, _ := tk.IssueAccess(caller())
 	for b.Loop() {
 		clear(tk.cache.entries)

@@ -4,6 +4,7 @@
 package config
 
 import (
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -41,12 +42,20 @@ type Config struct {
 	// Simulate runs the battery simulator as the asset adapter of every
 	// asset (the control loop); without it no asset is steered or measured.
 	Simulate bool
+	// KeyEncryptionKeys seal the token signing keys at rest: the first
+	// seals, each one opens (the others are previous keys during a
+	// rotation). Empty: the signing keys are stored unencrypted.
+	KeyEncryptionKeys [][]byte
 }
 
 // setting describes one flag/variable pair.
 type setting struct {
 	flag, env, def, usage string
 }
+
+// secrets are the settings whose value from the environment is not made
+// the flag's default, which --help would print.
+var secrets = map[string]bool{"bootstrap-client-secret": true, "bootstrap-admin-password": true, "key-encryption-key": true}
 
 var settings = []setting{
 	{"addr", "ATCP_ADDR", "127.0.0.1:8080", "listen address; port 0 picks a free port"},
@@ -66,20 +75,25 @@ var settings = []setting{
 	{"immediate-dispatch-min-window", "ATCP_IMMEDIATE_DISPATCH_MIN_WINDOW", "10s", "shortest immediate dispatch window (shorter is refused with 400)"},
 	{"fcr-power-buffer", "ATCP_FCR_POWER_BUFFER", "1.25", "factor on reserved FCR capacity held back from wholesale dispatch (regulatory buffer), 1 to 2"},
 	{"simulate", "ATCP_SIMULATE", "true", "steer and measure every asset through the built-in battery simulator"},
+	{"key-encryption-key", "ATCP_KEY_ENCRYPTION_KEY", "", "base64 of 32 random bytes that encrypts the token signing keys at rest; during a rotation new,previous (prefer the variable: flags show in the process list)"},
 }
 
 // Parse reads the settings from args (without the program and command
-// names) and the environment lookup function.
-func Parse(name string, args []string, lookupEnv func(string) (string, bool), output io.Writer) (Config, error) {
+// names) and the environment lookup function. commandFlags register the
+// flags of a command beyond the settings on the same flag set.
+func Parse(name string, args []string, lookupEnv func(string) (string, bool), output io.Writer, commandFlags ...func(*flag.FlagSet)) (Config, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(output)
 	values := map[string]*string{}
 	for _, s := range settings {
 		def := s.def
-		if v, ok := lookupEnv(s.env); ok {
+		if v, ok := lookupEnv(s.env); ok && !secrets[s.flag] {
 			def = v
 		}
 		values[s.flag] = fs.String(s.flag, def, s.usage+" ["+s.env+"]")
+	}
+	for _, register := range commandFlags {
+		register(fs)
 	}
 	fs.Usage = func() {
 		fmt.Fprintf(output, "Usage: atcp %s [flags]\n\nEvery flag can also be set by the environment variable in brackets.\n\n", name)
@@ -90,6 +104,13 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 	}
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, s := range settings {
+		if v, ok := lookupEnv(s.env); ok && secrets[s.flag] && !given[s.flag] {
+			*values[s.flag] = v
+		}
 	}
 	get := func(f string) string { return strings.TrimSpace(*values[f]) }
 
@@ -135,6 +156,9 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 	if c.Simulate, err = strconv.ParseBool(get("simulate")); err != nil {
 		errList = append(errList, fmt.Errorf("simulate: %q is not a boolean", get("simulate")))
 	}
+	if c.KeyEncryptionKeys, err = parseKeyEncryptionKeys(get("key-encryption-key")); err != nil {
+		errList = append(errList, err)
+	}
 	if (c.BootstrapClientID == "") != (c.BootstrapClientSecret == "") {
 		errList = append(errList, errors.New("bootstrap-client-id and bootstrap-client-secret must be set together"))
 	}
@@ -150,6 +174,33 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 		c.DataDir = abs
 	}
 	return c, errors.Join(errList...)
+}
+
+// parseKeyEncryptionKeys decodes a comma-separated list of base64 keys of
+// 32 bytes each. The error never quotes the value: it is a secret.
+func parseKeyEncryptionKeys(s string) ([][]byte, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var keys [][]byte
+	for i, part := range strings.Split(s, ",") {
+		key, ok := decodeBase64(strings.TrimSpace(part))
+		if !ok || len(key) != 32 {
+			return nil, fmt.Errorf("key-encryption-key: key %d is not 32 bytes in base64 (generate one with: openssl rand -base64 32)", i+1)
+		}
+		keys = append(keys, key)
+	}
+	return keys, nil
+}
+
+// decodeBase64 accepts standard and URL-safe base64, padded or not.
+func decodeBase64(s string) ([]byte, bool) {
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			return b, true
+		}
+	}
+	return nil, false
 }
 
 // FromEnvironment is Parse with the process environment.

@@ -69,3 +69,54 @@ func TestUnknownFlagAndArgument(t *testing.T) {
 		t.Fatal("stray argument accepted")
 	}
 }
+
+func TestKeyEncryptionKeys(t *testing.T) {
+	const first, second = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=", "ZmVkY2JhOTg3NjU0MzIxMGZlZGNiYTk4NzY1NDMyMTA"
+	c, err := Parse("serve", nil, env(map[string]string{"ATCP_KEY_ENCRYPTION_KEY": first + ", " + second}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.KeyEncryptionKeys) != 2 || string(c.KeyEncryptionKeys[0]) != "0123456789abcdef0123456789abcdef" ||
+		string(c.KeyEncryptionKeys[1]) != "fedcba9876543210fedcba9876543210" {
+		t.Fatalf("keys %q", c.KeyEncryptionKeys)
+	}
+	if c, _ := Parse("serve", nil, env(nil), io.Discard); c.KeyEncryptionKeys != nil {
+		t.Fatal("a key-encryption key without the setting")
+	}
+	for _, bad := range []string{"c2hvcnQ=", "not base64 at all!", first + ",", "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWYwMTIz"} {
+		_, err := Parse("serve", nil, env(map[string]string{"ATCP_KEY_ENCRYPTION_KEY": bad}), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "key-encryption-key") {
+			t.Fatalf("%q accepted: %v", bad, err)
+		}
+		if strings.Contains(err.Error(), strings.TrimSuffix(bad, ",")) {
+			t.Fatalf("the error quotes the secret: %v", err)
+		}
+	}
+}
+
+func TestHelpShowsNoSecretFromTheEnvironment(t *testing.T) {
+	var help strings.Builder
+	secrets := map[string]string{
+		"ATCP_KEY_ENCRYPTION_KEY":       "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
+		"ATCP_BOOTSTRAP_CLIENT_SECRET":  "bootstrap-secret-value",
+		"ATCP_BOOTSTRAP_ADMIN_PASSWORD": "bootstrap-password-value",
+		"ATCP_ADDR":                     "127.0.0.1:9999",
+	}
+	if _, err := Parse("serve", []string{"--help"}, env(secrets), &help); err == nil {
+		t.Fatal("--help parsed")
+	}
+	for name, v := range secrets {
+		if shown := strings.Contains(help.String(), v); shown != (name == "ATCP_ADDR") {
+			t.Errorf("%s shown in --help: %v", name, shown)
+		}
+	}
+	// The values still apply, and a flag still wins over the variable.
+	secrets["ATCP_BOOTSTRAP_CLIENT_ID"], secrets["ATCP_BOOTSTRAP_ADMIN_EMAIL"] = "admin", "admin@example.com"
+	c, err := Parse("serve", []string{"--bootstrap-client-secret", "from-the-flag-0123"}, env(secrets), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BootstrapClientSecret != "from-the-flag-0123" || c.BootstrapAdminPassword != "bootstrap-password-value" || len(c.KeyEncryptionKeys) != 1 {
+		t.Fatalf("secrets %+v", c)
+	}
+}

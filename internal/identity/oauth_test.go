@@ -11,19 +11,12 @@ import (
 	"atcp/internal/clock"
 )
 
-// oauthTestKeys keeps the signing key in memory.
-type oauthTestKeys struct{}
-
-func (oauthTestKeys) EnsureSigningKey(_ context.Context, c auth.SigningKey) (auth.SigningKey, error) {
-	return c, nil
-}
-
 const testIssuer = "https://atcp.example"
 
 func newTestOAuth(t testing.TB) *OAuth {
 	t.Helper()
 	clk := clock.NewManual(time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC))
-	tokens, err := auth.NewTokens(context.Background(), oauthTestKeys{}, testIssuer, clk)
+	tokens, err := auth.NewTokens(context.Background(), &auth.MemoryKeyStore{}, testIssuer, clk)
 	if err != nil {
 		t.Fatal(err)
 	}

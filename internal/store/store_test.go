@@ -18,27 +18,23 @@ func TestSigningKeyIsSharedByConcurrentStarters(t *testing.T) {
 		var wg sync.WaitGroup
 		ids := make([]string, 8)
 		for i := range ids {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				c, err := auth.NewSigningKey(time.Now())
+			wg.Go(func() {
+				tk, err := auth.NewTokens(ctx, b, "http://atcp.test", clock.NewManual(testkit.Start))
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				k, err := b.EnsureSigningKey(ctx, c)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				ids[i] = k.KeyID
-			}()
+				ids[i] = tk.JWKS().Keys[0].KeyID
+			})
 		}
 		wg.Wait()
 		for _, id := range ids {
 			if id != ids[0] {
 				t.Fatalf("instances disagree on the signing key: %v", ids)
 			}
+		}
+		if keys, err := b.SigningKeys(ctx); err != nil || len(keys) != 1 {
+			t.Fatalf("stored keys %d, %v", len(keys), err)
 		}
 	})
 }

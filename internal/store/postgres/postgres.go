@@ -111,18 +111,71 @@ func (db *DB) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{}, fn)
 }
 
-// EnsureSigningKey implements auth.KeyStore.
-func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) (auth.SigningKey, error) {
-	if _, err := db.pool.Exec(ctx, `INSERT INTO signing_keys (slot, key_id, algorithm, private_pem, created_at)
-		VALUES ('primary', $1, $2, $3, $4) ON CONFLICT (slot) DO NOTHING`,
-		c.KeyID, c.Algorithm, c.PrivatePEM, c.CreatedAt); err != nil {
-		return auth.SigningKey{}, err
+// EnsureSigningKey implements auth.KeyStore. Starters that find the table
+// empty together all insert into slot 'primary': its unique constraint
+// keeps one key.
+func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) error {
+	_, err := db.pool.Exec(ctx, `INSERT INTO signing_keys (slot, key_id, algorithm, private_pem, created_at, activates_at)
+		SELECT 'primary', $1, $2, $3, $4, $5 WHERE NOT EXISTS (SELECT 1 FROM signing_keys)
+		ON CONFLICT (slot) DO NOTHING`,
+		c.KeyID, c.Algorithm, c.PrivateKey, c.CreatedAt, c.ActivatesAt)
+	return err
+}
+
+// SigningKeys implements auth.KeyStore.
+func (db *DB) SigningKeys(ctx context.Context) ([]auth.SigningKey, error) {
+	rows, err := db.pool.Query(ctx, `SELECT key_id, algorithm, private_pem, created_at, activates_at, retired_at
+		FROM signing_keys ORDER BY activates_at, key_id`)
+	if err != nil {
+		return nil, err
 	}
-	var k auth.SigningKey
-	err := db.pool.QueryRow(ctx, `SELECT key_id, algorithm, private_pem, created_at FROM signing_keys WHERE slot = 'primary'`).
-		Scan(&k.KeyID, &k.Algorithm, &k.PrivatePEM, &k.CreatedAt)
-	k.CreatedAt = k.CreatedAt.UTC()
-	return k, err
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (auth.SigningKey, error) {
+		var k auth.SigningKey
+		var retired *time.Time
+		err := row.Scan(&k.KeyID, &k.Algorithm, &k.PrivateKey, &k.CreatedAt, &k.ActivatesAt, &retired)
+		k.CreatedAt, k.ActivatesAt = k.CreatedAt.UTC(), k.ActivatesAt.UTC()
+		if retired != nil {
+			k.RetiredAt = retired.UTC()
+		}
+		return k, err
+	})
+}
+
+// AddSigningKey implements auth.KeyStore. The table lock serialises
+// rotations, so that each one sees the key the previous one added.
+func (db *DB) AddSigningKey(ctx context.Context, k auth.SigningKey, deleteOthers bool) error {
+	return db.tx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `LOCK TABLE signing_keys IN EXCLUSIVE MODE`); err != nil {
+			return err
+		}
+		var err error
+		if deleteOthers {
+			_, err = tx.Exec(ctx, `DELETE FROM signing_keys`)
+		} else {
+			_, err = tx.Exec(ctx, `UPDATE signing_keys SET retired_at = $1 WHERE retired_at IS NULL OR retired_at > $1`, k.ActivatesAt)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO signing_keys (key_id, algorithm, private_pem, created_at, activates_at) VALUES ($1, $2, $3, $4, $5)`,
+			k.KeyID, k.Algorithm, k.PrivateKey, k.CreatedAt, k.ActivatesAt)
+		return err
+	})
+}
+
+// ReplacePrivateKey implements auth.KeyStore.
+func (db *DB) ReplacePrivateKey(ctx context.Context, keyID, old, private string) (bool, error) {
+	tag, err := db.pool.Exec(ctx, `UPDATE signing_keys SET private_pem = $1 WHERE key_id = $2 AND private_pem = $3`, private, keyID, old)
+	return tag.RowsAffected() == 1, err
+}
+
+// DeleteRetiredSigningKeys implements auth.KeyStore.
+func (db *DB) DeleteRetiredSigningKeys(ctx context.Context, cutoff time.Time) ([]string, error) {
+	rows, err := db.pool.Query(ctx, `DELETE FROM signing_keys WHERE retired_at < $1 RETURNING key_id`, cutoff)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // ClockAnchor keeps the stored anchor while the configuration that made it

@@ -17,10 +17,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/pressly/goose/v3"
@@ -54,6 +56,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
+		if err := restrictFiles(path); err != nil {
+			return nil, fmt.Errorf("database file permissions: %w", err)
+		}
 		base = "file:" + (&url.URL{Path: filepath.Clean(path)}).EscapedPath() + "?"
 	}
 	pragmas := "&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
@@ -81,6 +86,39 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// restrictFiles makes the database file and its -wal and -shm files
+// readable by the owner only: they hold password hashes and the signing
+// keys. The file is created here, before SQLite would create it with 0644;
+// SQLite gives the -wal and -shm files it creates the database file's mode.
+// Files left looser by an earlier version are tightened.
+func restrictFiles(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		if err := f.Close(); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&^0o077); err != nil {
+				return err
+			}
+			slog.Warn("database file was readable by others; removed the group and other permissions",
+				"file", p, "was", perm.String(), "now", (perm &^ 0o077).String())
+		}
+	}
+	return nil
 }
 
 // Name identifies the backend.
@@ -124,22 +162,87 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// EnsureSigningKey implements auth.KeyStore.
-func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) (auth.SigningKey, error) {
-	var k auth.SigningKey
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO signing_keys (slot, key_id, algorithm, private_pem, created_at)
-			VALUES ('primary', ?, ?, ?, ?) ON CONFLICT (slot) DO NOTHING`,
-			c.KeyID, c.Algorithm, c.PrivatePEM, sqlutil.Micros(c.CreatedAt)); err != nil {
-			return err
-		}
-		var created int64
-		err := tx.QueryRowContext(ctx, `SELECT key_id, algorithm, private_pem, created_at FROM signing_keys WHERE slot = 'primary'`).
-			Scan(&k.KeyID, &k.Algorithm, &k.PrivatePEM, &created)
-		k.CreatedAt = sqlutil.FromMicros(created)
+// EnsureSigningKey implements auth.KeyStore. The single write connection
+// serialises starters: the check and the insert are one transaction.
+func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO signing_keys (key_id, algorithm, private_pem, created_at, activates_at)
+			SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM signing_keys)`,
+			c.KeyID, c.Algorithm, c.PrivateKey, sqlutil.Micros(c.CreatedAt), sqlutil.Micros(c.ActivatesAt))
 		return err
 	})
-	return k, err
+}
+
+// SigningKeys implements auth.KeyStore.
+func (db *DB) SigningKeys(ctx context.Context) ([]auth.SigningKey, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT key_id, algorithm, private_pem, created_at, activates_at, retired_at
+		FROM signing_keys ORDER BY activates_at, key_id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var keys []auth.SigningKey
+	for rows.Next() {
+		var k auth.SigningKey
+		var created, activates int64
+		var retired *int64
+		if err := rows.Scan(&k.KeyID, &k.Algorithm, &k.PrivateKey, &created, &activates, &retired); err != nil {
+			return nil, err
+		}
+		k.CreatedAt, k.ActivatesAt = sqlutil.FromMicros(created), sqlutil.FromMicros(activates)
+		if retired != nil {
+			k.RetiredAt = sqlutil.FromMicros(*retired)
+		}
+		keys = append(keys, k)
+	}
+	return keys, rows.Err()
+}
+
+// AddSigningKey implements auth.KeyStore.
+func (db *DB) AddSigningKey(ctx context.Context, k auth.SigningKey, deleteOthers bool) error {
+	activates := sqlutil.Micros(k.ActivatesAt)
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if deleteOthers {
+			_, err = tx.ExecContext(ctx, `DELETE FROM signing_keys`)
+		} else {
+			_, err = tx.ExecContext(ctx, `UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL OR retired_at > ?`, activates, activates)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO signing_keys (key_id, algorithm, private_pem, created_at, activates_at) VALUES (?, ?, ?, ?, ?)`,
+			k.KeyID, k.Algorithm, k.PrivateKey, sqlutil.Micros(k.CreatedAt), activates)
+		return err
+	})
+}
+
+// ReplacePrivateKey implements auth.KeyStore.
+func (db *DB) ReplacePrivateKey(ctx context.Context, keyID, old, private string) (bool, error) {
+	res, err := db.w.ExecContext(ctx, `UPDATE signing_keys SET private_pem = ? WHERE key_id = ? AND private_pem = ?`, private, keyID, old)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// DeleteRetiredSigningKeys implements auth.KeyStore.
+func (db *DB) DeleteRetiredSigningKeys(ctx context.Context, cutoff time.Time) ([]string, error) {
+	rows, err := db.w.QueryContext(ctx, `DELETE FROM signing_keys WHERE retired_at < ? RETURNING key_id`, sqlutil.Micros(cutoff))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
 
 // ClockAnchor implements clock persistence: the stored anchor is kept while
