@@ -101,18 +101,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func migrate(ctx context.Context, cfg config.Config, log *slog.Logger) int {
-	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
-	if err != nil {
-		log.Error("cannot open the store", "error", err)
+	st, ok := openMigrated(ctx, cfg, log)
+	if !ok {
 		return 1
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		log.Error("migration failed", "store", st.Name(), "error", err)
-		return 1
-	}
 	log.Info("schema is up to date", "store", st.Name())
 	return 0
+}
+
+// openMigrated opens the configured store and brings its schema up to
+// date, logging why it could not.
+func openMigrated(ctx context.Context, cfg config.Config, log *slog.Logger) (store.Backend, bool) {
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		log.Error("cannot open the store", "error", err)
+		return nil, false
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		log.Error("migration failed", "store", st.Name(), "error", err)
+		return nil, false
+	}
+	return st, true
 }
 
 // rotationFlags are the flags of rotate-signing-key beyond the settings.
@@ -135,16 +146,11 @@ func rotateSigningKey(ctx context.Context, cfg config.Config, log *slog.Logger, 
 		log.Error("activate-after must not be negative")
 		return 2
 	}
-	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
-	if err != nil {
-		log.Error("cannot open the store", "error", err)
+	st, ok := openMigrated(ctx, cfg, log)
+	if !ok {
 		return 1
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		log.Error("migration failed", "store", st.Name(), "error", err)
-		return 1
-	}
 	k, err := auth.RotateSigningKey(ctx, st, r.activateAfter, r.revokePrevious,
 		auth.WithKeyEncryption(cfg.KeyEncryptionKeys), auth.WithKeyLog(log))
 	if err != nil {

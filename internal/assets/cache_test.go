@@ -70,19 +70,8 @@ func TestCachedReadsFollowOtherInstances(t *testing.T) {
 		t.Skip("needs ATCP_TEST_DATABASE_URL: the feed between instances is PostgreSQL's")
 	}
 	ctx := context.Background()
-	url := testkit.PostgresSchemaURL(t)
-	open := func() store.Backend {
-		b, err := store.Open(ctx, url, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { b.Close() })
-		if err := b.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	one, two := open(), open()
+	instances := testkit.OpenPostgresInstances(t, 2)
+	one, two := instances[0], instances[1]
 	clk := clock.NewManual(testkit.Start)
 	seed(t, one, clk)
 	svcOne, svcTwo := assets.NewService(one.Assets(), clk), assets.NewService(two.Assets(), clk)

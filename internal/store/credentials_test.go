@@ -250,19 +250,8 @@ func TestCredentialChangesReachOtherInstances(t *testing.T) {
 		t.Skip("needs ATCP_TEST_DATABASE_URL: the feed between instances is PostgreSQL's")
 	}
 	ctx := context.Background()
-	url := testkit.PostgresSchemaURL(t)
-	open := func() store.Backend {
-		b, err := store.Open(ctx, url, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { b.Close() })
-		if err := b.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	one, two := open(), open()
+	instances := testkit.OpenPostgresInstances(t, 2)
+	one, two := instances[0], instances[1]
 	s := clientsFixture(t, one)
 	seen := watch(t, two)
 	in, secret := newIntegration("acme", "scada", testkit.Start)

@@ -98,6 +98,27 @@ func OpenPostgres(t testing.TB) store.Backend {
 	return b
 }
 
+// OpenPostgresInstances opens n migrated stores on one fresh schema of the
+// test database, as n instances of atcp sharing one PostgreSQL would.
+func OpenPostgresInstances(t testing.TB, n int) []store.Backend {
+	t.Helper()
+	ctx := context.Background()
+	url := PostgresSchemaURL(t)
+	out := make([]store.Backend, n)
+	for i := range out {
+		b, err := store.Open(ctx, url, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		if err := b.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = b
+	}
+	return out
+}
+
 // ForEachBackend runs f as a subtest on every backend: sqlite always,
 // postgres when ATCP_TEST_DATABASE_URL is set.
 func ForEachBackend(t *testing.T, f func(t *testing.T, b store.Backend)) {
