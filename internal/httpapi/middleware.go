@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -44,27 +45,64 @@ func WriteProblem(w http.ResponseWriter, r *http.Request, p *Problem) {
 	_ = json.NewEncoder(w).Encode(p)
 }
 
-// statusRecorder remembers what a handler wrote, for logs and metrics.
+// statusRecorder remembers what a handler wrote, for logs and metrics, and
+// holds the status line back until the first byte of the body: a handler
+// that fails after choosing its status (huma sets 200, then encodes the
+// body) can still be answered with a 500 problem instead of a 200 with a
+// broken body.
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
-	bytes  int
+	pending int // the status chosen, not yet sent
+	status  int // the status sent
+	bytes   int
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
+	if code < 200 {
+		s.ResponseWriter.WriteHeader(code) // informational: sent at once
+		return
 	}
-	s.ResponseWriter.WriteHeader(code)
+	if s.pending == 0 && s.status == 0 {
+		s.pending = code
+	}
 }
 
-func (s *statusRecorder) Write(b []byte) (int, error) {
+// commit sends the status chosen (200 if none).
+func (s *statusRecorder) commit() {
+	if s.status != 0 {
+		return
+	}
+	s.status = s.pending
 	if s.status == 0 {
 		s.status = http.StatusOK
 	}
+	s.ResponseWriter.WriteHeader(s.status)
+}
+
+// committed reports whether the status line has been sent.
+func (s *statusRecorder) committed() bool { return s.status != 0 }
+
+// discard forgets the status and the headers chosen but not sent, keeping
+// the request id.
+func (s *statusRecorder) discard() {
+	s.pending = 0
+	h := s.Header()
+	id := h.Get("X-Request-ID")
+	clear(h)
+	h.Set("X-Request-ID", id)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	s.commit()
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += n
 	return n, err
+}
+
+// FlushError sends what is written so far (http.ResponseController.Flush).
+func (s *statusRecorder) FlushError() error {
+	s.commit()
+	return http.NewResponseController(s.ResponseWriter).Flush()
 }
 
 // Unwrap lets http.ResponseController reach the real writer (deadlines).
@@ -114,6 +152,25 @@ func (s *Server) checkCredential(ctx context.Context, caller *callerState, p *au
 	}
 }
 
+// logRequest writes the access log line and the metrics of a request.
+func (s *Server) logRequest(ctx context.Context, r *http.Request, rec *statusRecorder, caller *callerState, start time.Time) {
+	route := r.Pattern
+	if route == "" {
+		route = "unmatched"
+	}
+	elapsed := time.Since(start)
+	s.metrics.observe(r.Method, route, rec.status, elapsed)
+	subject := ""
+	if caller.principal != nil {
+		subject = caller.principal.Subject
+	}
+	s.log.LogAttrs(ctx, slog.LevelInfo, "request",
+		slog.String("request_id", RequestID(ctx)), slog.String("method", r.Method), slog.String("route", route),
+		slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("subject", subject),
+		slog.String("remote", clientIP(r)))
+}
+
 // outer wraps every request: request id, panic recovery, authentication,
 // rate limiting, the access log and metrics.
 func (s *Server) outer(next http.Handler) http.Handler {
@@ -149,30 +206,26 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w}
 
 		defer func() {
+			aborted := false
 			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
+				aborted = v == http.ErrAbortHandler
+				if !aborted {
+					s.log.ErrorContext(ctx, "panic serving request", "request_id", id, "panic", v, "stack", string(debug.Stack()))
+					if rec.committed() {
+						// Part of a response is out: cut the connection so that
+						// the client cannot take it for a whole one.
+						aborted = true
+					} else {
+						rec.discard()
+						WriteProblem(rec, r, NewProblem(http.StatusInternalServerError, "internal error; quote the request id when reporting it"))
+					}
 				}
-				slog.ErrorContext(ctx, "panic serving request", "request_id", id, "panic", v)
-				if rec.status == 0 {
-					WriteProblem(rec, r, NewProblem(http.StatusInternalServerError, "internal error; quote the request id when reporting it"))
-				}
 			}
-			route := r.Pattern
-			if route == "" {
-				route = "unmatched"
+			rec.commit()
+			s.logRequest(ctx, r, rec, caller, start)
+			if aborted {
+				panic(http.ErrAbortHandler)
 			}
-			elapsed := time.Since(start)
-			s.metrics.observe(r.Method, route, rec.status, elapsed)
-			subject := ""
-			if caller.principal != nil {
-				subject = caller.principal.Subject
-			}
-			s.log.LogAttrs(ctx, slog.LevelInfo, "request",
-				slog.String("request_id", id), slog.String("method", r.Method), slog.String("route", route),
-				slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
-				slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("subject", subject),
-				slog.String("remote", clientIP(r)))
 		}()
 
 		if s.limiter != nil {

@@ -3,6 +3,9 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -95,6 +98,7 @@ func New(o Options) *Server {
 	cfg.DocsPath = ""     // the docs UI would load scripts from the internet
 	cfg.SchemasPath = ""
 	cfg.OpenAPIPath = "/openapi"
+	cfg.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat}
 	cfg.Info.Description = "Register battery storage assets, bid them into the German balancing markets, " +
 		"steer them and read their state. Every operation needs a bearer access token from " + o.BaseURL + "/oauth2/token; " +
 		"the scopes each operation requires are listed under its security requirement."
@@ -183,6 +187,26 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		state = "not ready"
 	}
 	writeJSON(w, status, map[string]any{"status": state, "checks": result})
+}
+
+// jsonFormat is huma's JSON format except that a value that cannot be
+// encoded (a time beyond year 9999, a NaN) panics before a byte is written,
+// so that the request ends as a logged 500 problem rather than a 200 whose
+// body says "error marshaling response".
+var jsonFormat = huma.Format{
+	Marshal: func(w io.Writer, v any) error {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		err := enc.Encode(v)
+		var marshaler *json.MarshalerError
+		var unsupportedType *json.UnsupportedTypeError
+		var unsupportedValue *json.UnsupportedValueError
+		if errors.As(err, &marshaler) || errors.As(err, &unsupportedType) || errors.As(err, &unsupportedValue) {
+			panic(fmt.Errorf("encoding the response: %w", err))
+		}
+		return err // writing failed: the client has gone
+	},
+	Unmarshal: json.Unmarshal,
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
