@@ -2,11 +2,14 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -29,7 +32,8 @@ type Problem struct {
 	// Periods lists each breached period of a capacity-ceiling conflict.
 	Periods any `json:"periods,omitempty" doc:"Each breached 15-minute period of a prequalified-capacity conflict."`
 
-	headers http.Header
+	headers  http.Header
+	reported int // entries offered to Errors, listed or not
 }
 
 func (p *Problem) Error() string  { return p.Detail }
@@ -101,13 +105,14 @@ func NewProblem(status int, detail string) *Problem {
 // FromDomain converts a domain error to its problem.
 func FromDomain(e *errs.Error) *Problem {
 	status := statusOf[e.Kind]
-	p := NewProblem(status, e.Message)
+	p := NewProblem(status, truncate(e.Message, maxEchoedMessage))
 	if e.Code != "" {
 		p.Code = e.Code
 	}
 	for _, f := range e.Fields {
-		p.Errors = append(p.Errors, &huma.ErrorDetail{Location: f.Location, Message: f.Message, Value: f.Value})
+		p.addError(&huma.ErrorDetail{Location: f.Location, Message: f.Message, Value: f.Value})
 	}
+	p.noteOmitted()
 	if v, ok := e.Extensions["valid_intervals"]; ok {
 		p.ValidIntervals = v
 	}
@@ -158,19 +163,81 @@ func problemFor(ctx context.Context, status int, msg string, errList ...error) *
 		slog.ErrorContext(ctx, "request failed", "request_id", RequestID(ctx), "error", cause)
 		return NewProblem(status, "internal error; quote the request id when reporting it")
 	}
-	p := NewProblem(status, msg)
+	p := NewProblem(status, truncate(msg, maxEchoedMessage))
 	for _, err := range errList {
 		if err == nil {
 			continue
 		}
 		var d huma.ErrorDetailer
 		if errors.As(err, &d) {
-			p.Errors = append(p.Errors, locateRequired(d.ErrorDetail()))
+			p.addError(locateRequired(d.ErrorDetail()))
 		} else {
-			p.Errors = append(p.Errors, &huma.ErrorDetail{Message: err.Error()})
+			p.addError(&huma.ErrorDetail{Message: err.Error()})
 		}
 	}
+	p.noteOmitted()
 	return p
+}
+
+// Echoed input is bounded, so that a large body does not come back larger:
+// each value and message is cut (ending in …) and errors[] lists at most
+// maxErrors entries, the detail saying how many there were.
+const (
+	maxEchoedValue   = 200
+	maxEchoedMessage = 500
+	maxErrors        = 50
+)
+
+// noteOmitted says in the detail how many errors errors[] leaves out.
+func (p *Problem) noteOmitted() {
+	if p.reported > len(p.Errors) {
+		p.Detail += fmt.Sprintf(" (the first %d of %d errors are listed)", len(p.Errors), p.reported)
+	}
+}
+
+func (p *Problem) addError(d *huma.ErrorDetail) {
+	p.reported++
+	if len(p.Errors) == maxErrors {
+		return
+	}
+	p.Errors = append(p.Errors, &huma.ErrorDetail{
+		Location: truncate(d.Location, maxEchoedMessage),
+		Message:  truncate(d.Message, maxEchoedMessage),
+		Value:    echoed(d.Value),
+	})
+}
+
+// echoed returns v as it may appear in a response: short scalars as they
+// are, anything longer than maxEchoedValue characters as cut JSON text.
+func echoed(v any) any {
+	switch x := v.(type) {
+	case nil, bool, int, int64, float64:
+		return v
+	case string:
+		return truncate(x, maxEchoedValue)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	if utf8.RuneCount(b) <= maxEchoedValue {
+		return v
+	}
+	return truncate(string(b), maxEchoedValue)
+}
+
+func truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 // WriteError sends the problem for err from a plain handler (one not
