@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -38,14 +39,25 @@ func Register[I, O any](s *Server, op huma.Operation, access Access, handler fun
 	if len(names) > 0 {
 		op.Description = strings.TrimSpace(op.Description + "\n\nRequired scopes: " + strings.Join(names, ", ") + ".")
 	}
-	op.Errors = withAuthErrors(op.Errors, len(names) > 0)
-	op.Middlewares = append(huma.Middlewares{s.authorize(access.scopes)}, op.Middlewares...)
+	in := reflect.TypeFor[I]()
+	_, withBody := in.FieldByName("Body")
+	op.Errors = withEdgeErrors(op.Errors, len(names) > 0, withBody, in.NumField() > 0)
+	op.Middlewares = append(huma.Middlewares{s.authorize(access.scopes), s.inspect}, op.Middlewares...)
 	huma.Register(s.API, op, handler)
 }
 
-func withAuthErrors(listed []int, scoped bool) []int {
+// withEdgeErrors adds the statuses every operation may answer before its
+// handler runs: authentication, rate limits, outages, and inspect's.
+func withEdgeErrors(listed []int, scoped, withBody, withInput bool) []int {
 	// 503: an outage of the store, also while checking the token.
 	want := []int{http.StatusUnauthorized, http.StatusTooManyRequests, http.StatusServiceUnavailable}
+	if withBody {
+		// inspect: invalid UTF-8, duplicate members, a charset other than UTF-8.
+		want = append(want, http.StatusBadRequest, http.StatusUnsupportedMediaType)
+	}
+	if withInput {
+		want = append(want, http.StatusUnprocessableEntity) // inspect: instants out of range
+	}
 	if scoped {
 		want = append(want, http.StatusForbidden)
 	}
