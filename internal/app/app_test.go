@@ -288,18 +288,20 @@ func TestSimulatedMarketClearsOnTheRunningServer(t *testing.T) {
 func TestScheduleExecutesOnTheRunningServer(t *testing.T) {
 	cfg := testConfig(t, "sqlite::memory:", t.TempDir())
 	cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
-	start := time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
+	// The first target's gate is 06:24: an hour of platform time (6 s) leaves
+	// the set-up time to spare on a loaded machine.
+	start := time.Date(2026, 2, 1, 5, 25, 0, 0, time.UTC)
 	cfg.ClockStart, cfg.ClockSpeed = &start, 600
 	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := serve(t, a)
-	token := fetchToken(t, base)
 	do := func(method, path, body string, status int, v any) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
+		// A token lives 3600 platform seconds, 6 s at this speed.
+		req.Header.Set("Authorization", "Bearer "+fetchToken(t, base))
 		req.Header.Set("Content-Type", "application/json")
 		getJSON(t, req, status, v)
 	}

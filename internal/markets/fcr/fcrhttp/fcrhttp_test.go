@@ -632,3 +632,24 @@ func TestControlCharactersInIdempotencyKeys(t *testing.T) {
 		}
 	})
 }
+
+// Issue 9, item 8: a year-0 instant used to panic while the response was
+// encoded (200 or 422 in the access log, "error marshaling response" as
+// the body). It is refused at the edge, and nothing is stored.
+func TestInstantsOutOfRange(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		r := e.h.Do(http.MethodPost, asset+"/bids", e.rw, submit(bid(block1, "ok", 10, 1),
+			bid([2]string{"0000-01-01T00:00:00Z", "0000-01-01T04:00:00Z"}, "", 10, 1))).
+			Expect(t, http.StatusUnprocessableEntity, "validation_failed")
+		// The first out of range in the text: a map's members go out sorted.
+		if !strings.Contains(string(r.Body), `"location":"body.bids[1].end_time"`) {
+			t.Fatalf("not located: %s", r.Body)
+		}
+		e.expectStored(t, 0)
+		e.h.Do(http.MethodGet, asset+"/valid_bid_intervals?delivery_day=0000-01-01", e.ro, nil).
+			Expect(t, http.StatusUnprocessableEntity, "validation_failed")
+		e.h.Do(http.MethodGet, asset+"/bids?start_time=9999-12-31T00:00:00Z", e.ro, nil).
+			Expect(t, http.StatusUnprocessableEntity, "validation_failed")
+	})
+}
