@@ -52,7 +52,8 @@ type App struct {
 	Config       config.Config
 	Log          *slog.Logger
 	Store        store.Backend
-	Clock        clock.Clock
+	Clock        clock.Clock // the platform clock: markets, assets, records
+	Security     clock.Clock // the machine's: credential lifetimes, lockouts (docs/authentication.md)
 	Tokens       *auth.Tokens
 	Credentials  *identity.CredentialCheck // is a token still in force
 	Server       *httpapi.Server
@@ -108,10 +109,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	if a.Clock, err = startClock(ctx, cfg, a.Store); err != nil {
 		return nil, err
 	}
+	a.Security = clock.Real{}
 	if len(cfg.KeyEncryptionKeys) == 0 && !cfg.Demo {
 		log.Warn("the token signing keys are stored unencrypted in the database: set ATCP_KEY_ENCRYPTION_KEY (docs/operations.md)")
 	}
-	if a.Tokens, err = auth.NewTokens(ctx, a.Store, a.baseURL, a.Clock,
+	if a.Tokens, err = auth.NewTokens(ctx, a.Store, a.baseURL, a.Security,
 		auth.WithKeyEncryption(cfg.KeyEncryptionKeys), auth.WithKeyLog(log)); err != nil {
 		return nil, err
 	}
@@ -125,10 +127,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	// that password and secret checks can take, whoever asks.
 	hasher := auth.NewCoreHasher()
 	a.Directory = identity.NewDirectory(a.Store.Directory(), a.Clock, a.baseURL)
+	a.Directory.SetSecurityClock(a.Security)
 	a.Directory.SetHasher(hasher)
 	a.Clients = identity.NewClients(a.Store.Clients(), a.Clock)
 	a.Clients.SetHasher(hasher)
-	oauth := identity.NewOAuth(a.Store.Clients(), a.Store.Directory(), a.Tokens, a.Clock, hasher, clock.Real{})
+	oauth := identity.NewOAuth(a.Store.Clients(), a.Store.Directory(), a.Tokens, hasher, a.Security)
 	a.Assets = assets.NewService(a.Store.Assets(), a.Clock)
 	a.Segmentation = segmentation.NewService(a.Store.Segmentations(), a.Assets, a.Store.Bids(), a.Clock)
 	a.Assets.SetVirtualResolver(a.Segmentation)

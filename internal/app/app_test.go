@@ -297,11 +297,13 @@ func TestScheduleExecutesOnTheRunningServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := serve(t, a)
+	// One token for the whole run: it lives 3600 real seconds, however fast
+	// the platform clock goes.
+	token := fetchToken(t, base)
 	do := func(method, path, body string, status int, v any) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
-		// A token lives 3600 platform seconds, 6 s at this speed.
-		req.Header.Set("Authorization", "Bearer "+fetchToken(t, base))
+		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("Content-Type", "application/json")
 		getJSON(t, req, status, v)
 	}

@@ -44,20 +44,25 @@ type IDClaims struct {
 // Tokens issues and verifies signed access tokens.
 type Tokens struct {
 	issuer string
-	clock  clock.Clock
-	keys   *keyRing
-	cache  verifiedCache
+	// clock is the security clock: the machine's outside tests, never the
+	// platform clock, so that a token lives AccessTokenTTL of real time
+	// whatever speed the platform runs at and verifiers elsewhere (API
+	// gateways, OpenID Connect libraries) accept it.
+	clock clock.Clock
+	keys  *keyRing
+	cache verifiedCache
 }
 
 // NewTokens loads (or creates) the signing keys through keys and returns
-// the token service for issuer. Token times come from clk; the keys'
+// the token service for issuer. Token times (iat, nbf, exp and their
+// check) come from security, clock.Real outside tests; the keys'
 // lifecycle follows the options' real-time clock.
-func NewTokens(ctx context.Context, keys KeyStore, issuer string, clk clock.Clock, opts ...KeyOption) (*Tokens, error) {
+func NewTokens(ctx context.Context, keys KeyStore, issuer string, security clock.Clock, opts ...KeyOption) (*Tokens, error) {
 	ring, err := openRing(ctx, keys, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("load signing keys: %w", err)
 	}
-	t := &Tokens{issuer: issuer, clock: clk, keys: ring, cache: verifiedCache{entries: map[string]cachedPrincipal{}}}
+	t := &Tokens{issuer: issuer, clock: security, keys: ring, cache: verifiedCache{entries: map[string]cachedPrincipal{}}}
 	ring.onRemoved = t.cache.clear
 	return t, nil
 }

@@ -38,24 +38,39 @@ const SetPasswordPath = "/set-password"
 // scopes and preferences, and the one-time links with which people set
 // their passwords. Every method taking an *auth.Principal authorises it.
 type Directory struct {
-	store   DirectoryStore
-	clock   clock.Clock
-	baseURL string
-	hasher  *auth.Hasher
+	store DirectoryStore
+	// clock stamps the records (organisations, people, preferences) on
+	// the platform's timeline; security times the set-password links,
+	// which a person receives and uses in real life (docs/authentication.md,
+	// Security time).
+	clock    clock.Clock
+	security clock.Clock
+	baseURL  string
+	hasher   *auth.Hasher
 }
 
-// NewDirectory returns the directory service; baseURL is the public base
-// URL set-password links point to. It hashes passwords with a Hasher of
-// its own until SetHasher gives it the process's shared one.
+// NewDirectory returns the directory service on the platform clock clk;
+// baseURL is the public base URL set-password links point to. Its links
+// run on the machine's clock until SetSecurityClock says otherwise, and it
+// hashes passwords with a Hasher of its own until SetHasher gives it the
+// process's shared one.
 func NewDirectory(store DirectoryStore, clk clock.Clock, baseURL string) *Directory {
-	return &Directory{store: store, clock: clk, baseURL: strings.TrimRight(baseURL, "/"), hasher: auth.NewCoreHasher()}
+	return &Directory{store: store, clock: clk, security: clock.Real{}, baseURL: strings.TrimRight(baseURL, "/"), hasher: auth.NewCoreHasher()}
 }
+
+// SetSecurityClock makes the set-password links run on c; tests move it
+// by hand.
+func (d *Directory) SetSecurityClock(c clock.Clock) { d.security = c }
 
 // SetHasher makes the service hash passwords with h, the Hasher every
 // argon2id call of the process shares.
 func (d *Directory) SetHasher(h *auth.Hasher) { d.hasher = h }
 
+// now is the platform time, for records.
 func (d *Directory) now() time.Time { return d.clock.Now().UTC().Truncate(time.Microsecond) }
+
+// securityNow is the security time, for links.
+func (d *Directory) securityNow() time.Time { return d.security.Now().UTC().Truncate(time.Microsecond) }
 
 func requirePlatformAdmin(p *auth.Principal) error {
 	if !p.IsPlatformAdmin() {
@@ -251,7 +266,7 @@ func (d *Directory) CreateUser(ctx context.Context, p *auth.Principal, in NewUse
 		ID: uuid.NewString(), OrganizationID: org, Email: email, Scopes: scopes,
 		Status: UserInvited, Enabled: true, CreatedAt: now, UpdatedAt: now,
 	}
-	link, issued := d.newLink(u, now)
+	link, issued := d.newLink(u)
 	if err := d.store.CreateUser(ctx, u, &link); err != nil {
 		return User{}, IssuedLink{}, err
 	}
@@ -344,7 +359,7 @@ func (d *Directory) IssuePasswordLink(ctx context.Context, p *auth.Principal, ra
 		}
 		var link SetPasswordLink
 		u = current
-		link, issued = d.newLink(current, d.now())
+		link, issued = d.newLink(current)
 		return link, nil
 	})
 	if err != nil {
@@ -353,9 +368,11 @@ func (d *Directory) IssuePasswordLink(ctx context.Context, p *auth.Principal, ra
 	return u, issued, nil
 }
 
-// newLink makes a link for u: the stored record (hash only) and what is
-// handed out (the URL with the token).
-func (d *Directory) newLink(u User, now time.Time) (SetPasswordLink, IssuedLink) {
+// newLink makes a link for u, valid SetPasswordLinkTTL of security time:
+// the stored record (hash only) and what is handed out (the URL with the
+// token).
+func (d *Directory) newLink(u User) (SetPasswordLink, IssuedLink) {
+	now := d.securityNow()
 	token := auth.RandomToken(32)
 	expires := now.Add(SetPasswordLinkTTL)
 	return SetPasswordLink{
@@ -384,7 +401,7 @@ func (d *Directory) usableLink(ctx context.Context, token string) (SetPasswordLi
 		}
 		return SetPasswordLink{}, User{}, err
 	}
-	return link, u, linkState(link, d.now())
+	return link, u, linkState(link, d.securityNow())
 }
 
 // linkState tells why a stored link cannot be used at now, or nil.
@@ -440,8 +457,8 @@ func (d *Directory) SetPassword(ctx context.Context, token, password, confirm st
 		return User{}, err
 	}
 	hashed := auth.LookupHash(token)
-	now := d.now()
-	updated, ok, err := d.store.ConsumePasswordLink(ctx, hashed, now, hash)
+	now := d.securityNow()
+	updated, ok, err := d.store.ConsumePasswordLink(ctx, hashed, now, d.now(), hash)
 	if err != nil {
 		return User{}, err
 	}

@@ -80,21 +80,27 @@ func TestDirectoryEnsure(t *testing.T) {
 	})
 }
 
-func TestDirectoryLinksUseTheBaseURL(t *testing.T) {
+// TestDirectoryLinks: links point at the base URL and run on the security
+// clock, while the person's record is stamped on the platform clock.
+func TestDirectoryLinks(t *testing.T) {
 	ctx := context.Background()
 	b := testkit.OpenSQLite(t)
 	d := identity.NewDirectory(b.Directory(), clock.NewManual(testkit.Start), "https://atcp.example.com/")
+	d.SetSecurityClock(clock.NewManual(testkit.SecurityStart))
 	if err := d.EnsureOrganization(ctx, "acme", "Acme"); err != nil {
 		t.Fatal(err)
 	}
 	p := &auth.Principal{Subject: "it", OrganizationID: "acme", Scopes: auth.NewScopeSet(auth.UsersWrite), IsM2M: true}
-	_, link, err := d.CreateUser(ctx, p, identity.NewUser{Email: "carol@acme.test"})
+	u, link, err := d.CreateUser(ctx, p, identity.NewUser{Email: "carol@acme.test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const prefix = "https://atcp.example.com/set-password?token="
-	if len(link.URL) != len(prefix)+43 || link.URL[:len(prefix)] != prefix || !link.ExpiresAt.Equal(testkit.Start.Add(identity.SetPasswordLinkTTL)) {
+	if len(link.URL) != len(prefix)+43 || link.URL[:len(prefix)] != prefix || !link.ExpiresAt.Equal(testkit.SecurityStart.Add(identity.SetPasswordLinkTTL)) {
 		t.Fatalf("link %+v", link)
+	}
+	if !u.CreatedAt.Equal(testkit.Start) || !u.UpdatedAt.Equal(testkit.Start) {
+		t.Fatalf("user stamped %v / %v, want the platform time %v", u.CreatedAt, u.UpdatedAt, testkit.Start)
 	}
 	info, err := d.PasswordLinkInfo(ctx, link.URL[len(prefix):])
 	if err != nil || info.Email != "carol@acme.test" {

@@ -75,13 +75,17 @@ type OAuth struct {
 	clients ClientStore
 	users   DirectoryStore
 	tokens  *auth.Tokens
-	clock   clock.Clock
+	// security times everything here: sign-ins, codes, refresh tokens,
+	// revocations, the verification cache and the failure limits. It is
+	// the machine's clock outside tests, never the platform clock: a
+	// session lives as long in real time whatever speed the platform runs
+	// at (docs/authentication.md, Security time).
+	security clock.Clock
 
 	// Checking credentials: argon2id work through the process's shared
-	// Hasher, its security clock (the real one), the cache of successful
-	// client authentications and the failure limits.
+	// Hasher, the cache of successful client authentications and the
+	// failure limits.
 	hasher         secretHasher
-	security       clock.Clock
 	verified       *verifiedSecrets
 	clientFailures *failureLimiter
 	signInFailures *failureLimiter
@@ -94,13 +98,12 @@ type secretHasher interface {
 }
 
 // NewOAuth returns the OAuth 2.0 / OpenID Connect provider. hasher is the
-// process's shared Hasher; security is the clock of the verification cache
-// and the failure limits (clock.Real outside tests).
-func NewOAuth(clients ClientStore, users DirectoryStore, tokens *auth.Tokens, clk clock.Clock,
-	hasher *auth.Hasher, security clock.Clock) *OAuth {
+// process's shared Hasher; security is the clock of every instant of the
+// flows (clock.Real outside tests).
+func NewOAuth(clients ClientStore, users DirectoryStore, tokens *auth.Tokens, hasher *auth.Hasher, security clock.Clock) *OAuth {
 	return &OAuth{
-		clients: clients, users: users, tokens: tokens, clock: clk,
-		hasher: hasher, security: security, verified: newVerifiedSecrets(),
+		clients: clients, users: users, tokens: tokens, security: security,
+		hasher: hasher, verified: newVerifiedSecrets(),
 		clientFailures: newFailureLimiter(ClientFailureBurst, ClientFailureEvery),
 		signInFailures: newFailureLimiter(SignInFailureBurst, SignInFailureEvery),
 	}
@@ -256,7 +259,7 @@ func (o *OAuth) ExchangeCode(ctx context.Context, req CodeRequest) (TokenSet, er
 	case !validPKCEString(req.CodeVerifier):
 		return TokenSet{}, oauthError(OAuthInvalidRequest, "code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~")
 	}
-	now := o.clock.Now()
+	now := o.security.Now()
 	grant, code, err := o.clients.ConsumeCode(ctx, auth.LookupHash(req.Code), now)
 	if errs.Is(err, errs.NotFound) {
 		return TokenSet{}, oauthError(OAuthInvalidGrant, "unknown authorization code")
@@ -312,7 +315,7 @@ func (o *OAuth) Refresh(ctx context.Context, req RefreshRequest) (TokenSet, erro
 	if len(bad) > 0 {
 		return TokenSet{}, oauthError(OAuthInvalidScope, "unknown scope: %s", strings.Join(bad, " "))
 	}
-	now := o.clock.Now()
+	now := o.security.Now()
 	nextValue := auth.RandomToken(32)
 	next := RefreshToken{Hash: auth.LookupHash(nextValue), CreatedAt: now, ExpiresAt: now.Add(RefreshTokenTTL)}
 	grant, old, rotated, err := o.clients.RotateRefreshToken(ctx, auth.LookupHash(req.RefreshToken), now, next)

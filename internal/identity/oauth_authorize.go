@@ -183,7 +183,7 @@ func (o *OAuth) SignIn(ctx context.Context, req AuthorizationRequest, email, pas
 		return "", err
 	}
 	requested, _ := parseScope(req.Scope)
-	now := o.clock.Now()
+	now := o.security.Now()
 	grant := Grant{
 		ID: uuid.NewString(), OrganizationID: user.OrganizationID, UserID: user.ID, ClientID: req.ClientID,
 		Scope: apiScopes(requested), Nonce: req.Nonce, AuthTime: now, CreatedAt: now,

@@ -20,7 +20,7 @@ func newTestOAuth(t testing.TB) *OAuth {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewOAuth(nil, nil, tokens, clk, auth.NewCoreHasher(), clk)
+	return NewOAuth(nil, nil, tokens, auth.NewCoreHasher(), clk)
 }
 
 func TestVerifyPKCE(t *testing.T) {

@@ -67,10 +67,11 @@ type DirectoryStore interface {
 	// PasswordLink returns the link with this token hash and its user, or
 	// errs.NotFound.
 	PasswordLink(ctx context.Context, tokenHash string) (SetPasswordLink, User, error)
-	// ConsumePasswordLink marks the link used at now if it is unused and
-	// not expired at now and, in the same transaction, sets the user's
-	// password hash and makes it active. It reports false (and changes
-	// nothing) when there is no such usable link; of concurrent calls for
-	// one link at most one reports true.
-	ConsumePasswordLink(ctx context.Context, tokenHash string, now time.Time, passwordHash string) (User, bool, error)
+	// ConsumePasswordLink marks the link used at now (security time) if it
+	// is unused and not expired at now and, in the same transaction, sets
+	// the user's password hash, makes it active and sets its updated_at to
+	// updatedAt (platform time). It reports false (and changes nothing)
+	// when there is no such usable link; of concurrent calls for one link
+	// at most one reports true.
+	ConsumePasswordLink(ctx context.Context, tokenHash string, now, updatedAt time.Time, passwordHash string) (User, bool, error)
 }

@@ -177,7 +177,7 @@ func TestCredentialChangesAreAnnounced(t *testing.T) {
 		if err := ds.CreateUser(ctx, carol, &link); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok, err := ds.ConsumePasswordLink(ctx, "hash-carol", now, "argon2-hash"); err != nil || !ok {
+		if _, ok, err := ds.ConsumePasswordLink(ctx, "hash-carol", now, now, "argon2-hash"); err != nil || !ok {
 			t.Fatalf("consume: %v %v", ok, err)
 		}
 		announced("activate a user", carol.ID)

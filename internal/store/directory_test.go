@@ -312,7 +312,7 @@ func TestDirectoryStorePasswordLinks(t *testing.T) {
 		if _, _, err := ds.PasswordLink(ctx, "hash-1"); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("replaced link still there: %v", err)
 		}
-		if _, ok, err := ds.ConsumePasswordLink(ctx, "hash-1", dirNow, "$argon2id$x"); ok || err != nil {
+		if _, ok, err := ds.ConsumePasswordLink(ctx, "hash-1", dirNow, dirNow, "$argon2id$x"); ok || err != nil {
 			t.Fatalf("consumed a replaced link: %v %v", ok, err)
 		}
 		for _, c := range []struct {
@@ -328,15 +328,20 @@ func TestDirectoryStorePasswordLinks(t *testing.T) {
 		}
 
 		// Expiry is exclusive: at ExpiresAt the link is dead.
-		if _, ok, err := ds.ConsumePasswordLink(ctx, "hash-2", second.ExpiresAt, "$argon2id$x"); ok || err != nil {
+		if _, ok, err := ds.ConsumePasswordLink(ctx, "hash-2", second.ExpiresAt, dirNow, "$argon2id$x"); ok || err != nil {
 			t.Fatalf("consumed at expiry: %v %v", ok, err)
 		}
-		at := second.ExpiresAt.Add(-time.Microsecond)
-		u, ok, err := ds.ConsumePasswordLink(ctx, "hash-2", at, "$argon2id$set")
-		if err != nil || !ok || u.Status != identity.UserActive || u.PasswordHash != "$argon2id$set" || !u.UpdatedAt.Equal(at) {
+		// The link is used on the security clock, the user record changes
+		// on the platform clock.
+		at, updatedAt := second.ExpiresAt.Add(-time.Microsecond), dirNow.Add(time.Minute)
+		u, ok, err := ds.ConsumePasswordLink(ctx, "hash-2", at, updatedAt, "$argon2id$set")
+		if err != nil || !ok || u.Status != identity.UserActive || u.PasswordHash != "$argon2id$set" || !u.UpdatedAt.Equal(updatedAt) {
 			t.Fatalf("consume: %+v %v %v", u, ok, err)
 		}
-		if _, ok, err := ds.ConsumePasswordLink(ctx, "hash-2", at, "$argon2id$again"); ok || err != nil {
+		if stored, err := ds.UserByEmail(ctx, "carol@acme.test"); err != nil || !stored.UpdatedAt.Equal(updatedAt) {
+			t.Fatalf("stored user %+v %v", stored, err)
+		}
+		if _, ok, err := ds.ConsumePasswordLink(ctx, "hash-2", at, updatedAt, "$argon2id$again"); ok || err != nil {
 			t.Fatalf("consumed twice: %v %v", ok, err)
 		}
 		l, _, _ = ds.PasswordLink(ctx, "hash-2")
@@ -380,7 +385,7 @@ func TestDirectoryStoreConcurrentConsumption(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				_, ok, err := ds.ConsumePasswordLink(ctx, "hash-race", dirNow, "$argon2id$"+string(rune('a'+i)))
+				_, ok, err := ds.ConsumePasswordLink(ctx, "hash-race", dirNow, dirNow, "$argon2id$"+string(rune('a'+i)))
 				if err != nil {
 					t.Error(err)
 				}

@@ -32,6 +32,12 @@ import (
 // bidding day, 07:00 Europe/Berlin.
 var Start = time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
 
+// SecurityStart is the instant the harness's security clock starts at, a
+// stand-in for the machine's time. It is months away from Start, so that a
+// security instant taken from the platform clock (or the other way round)
+// shows in a test.
+var SecurityStart = time.Date(2026, 11, 23, 14, 30, 0, 0, time.UTC)
+
 // PostgresURL is the server the PostgreSQL half of the suites runs against.
 func PostgresURL() string { return os.Getenv("ATCP_TEST_DATABASE_URL") }
 
@@ -128,15 +134,18 @@ func ForEachBackend(t *testing.T, f func(t *testing.T, b store.Backend)) {
 	}
 }
 
-// Harness is an API server on one backend with a manual clock.
+// Harness is an API server on one backend with manual clocks.
 type Harness struct {
 	T       testing.TB
 	Backend store.Backend
-	Clock   *clock.Manual
-	Tokens  *auth.Tokens
-	Server  *httpapi.Server
-	HTTP    *httptest.Server
-	URL     string
+	// Clock is the platform clock; Security the security clock that the
+	// tokens (and the identity services a test builds on it) run on.
+	Clock    *clock.Manual
+	Security *clock.Manual
+	Tokens   *auth.Tokens
+	Server   *httpapi.Server
+	HTTP     *httptest.Server
+	URL      string
 }
 
 // HarnessOption adjusts the server options before the server is built.
@@ -179,11 +188,10 @@ func WithCredentialCheck(t testing.TB, b store.Backend) HarnessOption {
 // operations under test on h.Server before sending requests.
 func NewHarness(t testing.TB, b store.Backend, opts ...HarnessOption) *Harness {
 	t.Helper()
-	clk := clock.NewManual(Start)
-	h := &Harness{T: t, Backend: b, Clock: clk}
+	h := &Harness{T: t, Backend: b, Clock: clock.NewManual(Start), Security: clock.NewManual(SecurityStart)}
 	srv := httptest.NewUnstartedServer(nil)
 	h.URL = "http://" + srv.Listener.Addr().String()
-	tokens, err := auth.NewTokens(context.Background(), b, h.URL, clk)
+	tokens, err := auth.NewTokens(context.Background(), b, h.URL, h.Security)
 	if err != nil {
 		t.Fatal(err)
 	}

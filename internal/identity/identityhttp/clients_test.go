@@ -28,13 +28,14 @@ func newClientsEnv(t testing.TB, b store.Backend, opts ...testkit.HarnessOption)
 	t.Helper()
 	h := testkit.NewHarness(t, b, opts...)
 	e := &clientsEnv{h: h, dir: identity.NewDirectory(b.Directory(), h.Clock, h.URL), clients: identity.NewClients(b.Clients(), h.Clock)}
+	e.dir.SetSecurityClock(h.Security)
 	for _, org := range []string{auth.PlatformOrganization, "acme", "beta"} {
 		if err := e.dir.EnsureOrganization(context.Background(), org, org); err != nil {
 			t.Fatal(err)
 		}
 	}
 	identityhttp.RegisterClients(h.Server, e.clients)
-	identityhttp.RegisterOAuth(h.Server, identity.NewOAuth(b.Clients(), b.Directory(), h.Tokens, h.Clock, auth.NewCoreHasher(), h.Clock))
+	identityhttp.RegisterOAuth(h.Server, identity.NewOAuth(b.Clients(), b.Directory(), h.Tokens, auth.NewCoreHasher(), h.Security))
 	return e
 }
 

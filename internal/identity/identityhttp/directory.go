@@ -151,7 +151,7 @@ type CreatedUser struct {
 	Scopes               []string  `json:"scopes" doc:"Granted scopes, sorted."`
 	Status               string    `json:"status" enum:"invited,active" doc:"invited until the password is set."`
 	SetPasswordURL       string    `json:"set_password_url" doc:"One-time link with which the person sets a password; shown only here. Pass it on to the person: atcp sends no e-mail."`
-	SetPasswordExpiresAt time.Time `json:"set_password_expires_at" doc:"When the link stops working (72 hours after issue)."`
+	SetPasswordExpiresAt time.Time `json:"set_password_expires_at" doc:"When the link stops working: 72 hours of real time after issue, whatever the platform clock's speed."`
 }
 
 type createUserOutput struct {
@@ -182,7 +182,7 @@ type passwordLinkOutput struct {
 	Body struct {
 		Email                string    `json:"email" doc:"The user's e-mail address."`
 		SetPasswordURL       string    `json:"set_password_url" doc:"One-time link with which the person sets a new password; shown only here."`
-		SetPasswordExpiresAt time.Time `json:"set_password_expires_at" doc:"When the link stops working (72 hours after issue)."`
+		SetPasswordExpiresAt time.Time `json:"set_password_expires_at" doc:"When the link stops working: 72 hours of real time after issue, whatever the platform clock's speed."`
 	}
 }
 

@@ -30,6 +30,7 @@ func newDirEnv(t *testing.T, b store.Backend) *dirEnv {
 	t.Helper()
 	h := testkit.NewHarness(t, b)
 	d := identity.NewDirectory(b.Directory(), h.Clock, h.URL)
+	d.SetSecurityClock(h.Security)
 	identityhttp.RegisterDirectory(h.Server, d)
 	ctx := context.Background()
 	for id, name := range map[string]string{auth.PlatformOrganization: "Platform operator", "acme": "Acme Energy", "beta": "Beta Storage"} {
@@ -190,8 +191,9 @@ func TestDirectoryCreateAndListUsers(t *testing.T) {
 			!sameStrings(strs(body["scopes"]), []string{"asset.read", "users.read"}) || body["user_id"] == "" {
 			t.Fatalf("created %v", body)
 		}
-		if body["set_password_expires_at"] != "2026-02-04T06:00:00Z" {
-			t.Fatalf("link expiry %v, want 72 hours after 2026-02-01T06:00:00Z", body["set_password_expires_at"])
+		// The link runs on the security clock: 72 hours from its start.
+		if body["set_password_expires_at"] != "2026-11-26T14:30:00Z" {
+			t.Fatalf("link expiry %v, want 72 hours after 2026-11-23T14:30:00Z", body["set_password_expires_at"])
 		}
 
 		list := h.Do("GET", "/v1/users", acme, nil).Expect(t, 200, "")
@@ -530,7 +532,7 @@ func TestDirectorySetPasswordFlow(t *testing.T) {
 		page := h.Do("GET", "/set-password?token="+url.QueryEscape(token), "", nil)
 		expectPage(t, page, 200, `lang="en"`, "carol@acme.test", `name="token" value="`+token+`"`, `name="password"`,
 			`name="password_confirm"`, `autocomplete="new-password"`, `<label for="password">`, `action="set-password"`,
-			"4 February 2026 at 06:00 UTC")
+			"26 November 2026 at 14:30 UTC")
 
 		// Bad passwords re-render the form, naming the problem; the link stays usable.
 		h.Clock.Advance(time.Hour)
@@ -588,12 +590,14 @@ func TestDirectorySetPasswordDeadLinks(t *testing.T) {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		expectPage(t, h.Send(req), 413, "could not be read")
 
-		// Valid for 72 hours, to the microsecond.
-		h.Clock.Advance(72*time.Hour - time.Microsecond)
+		// Valid for 72 hours of security time, to the microsecond, however
+		// fast the platform clock runs.
+		h.Clock.Advance(30 * 24 * time.Hour)
+		h.Security.Advance(72*time.Hour - time.Microsecond)
 		expectPage(t, h.Do("GET", "/set-password?token="+token, "", nil), 200, "carol@acme.test")
-		h.Clock.Advance(time.Microsecond)
+		h.Security.Advance(time.Microsecond)
 		expectPage(t, h.Do("GET", "/set-password?token="+token, "", nil), 410, "has expired")
-		h.Clock.Advance(time.Hour)
+		h.Security.Advance(time.Hour)
 		expectPage(t, h.Do("GET", "/set-password?token="+token, "", nil), 410, "has expired")
 		expectPage(t, setPasswordPost(h, token, dirPassword, dirPassword), 410, "has expired")
 		// A dead link is reported before the password is judged.
@@ -618,10 +622,10 @@ func TestDirectoryPasswordLinkReissue(t *testing.T) {
 		acme := h.TokenFor("acme", auth.UsersWrite)
 		_, first := e.invite(acme, "carol@acme.test")
 
-		h.Clock.Advance(70 * time.Hour)
+		h.Security.Advance(70 * time.Hour)
 		acme = h.TokenFor("acme", auth.UsersWrite)
 		r := h.Do("POST", "/v1/users/CAROL@acme.test/password-link", acme, nil).Expect(t, 201, "").Map(t)
-		if r["email"] != "carol@acme.test" || r["set_password_expires_at"] != "2026-02-07T04:00:00Z" {
+		if r["email"] != "carol@acme.test" || r["set_password_expires_at"] != "2026-11-29T12:30:00Z" {
 			t.Fatalf("reissued %v", r)
 		}
 		second := linkToken(t, h, r["set_password_url"].(string))
@@ -630,7 +634,7 @@ func TestDirectoryPasswordLinkReissue(t *testing.T) {
 		}
 		// The earlier link stops working; the new one lives 72 hours from now.
 		expectPage(t, h.Do("GET", "/set-password?token="+first, "", nil), 404, "not valid")
-		h.Clock.Advance(10 * time.Hour)
+		h.Security.Advance(10 * time.Hour)
 		expectPage(t, setPasswordPost(h, second, dirPassword, dirPassword), 200, "Your password is set")
 
 		// For an active user the link is a reset: the old password works until the new link is used.

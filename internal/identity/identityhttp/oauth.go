@@ -42,10 +42,10 @@ type oauthHandlers struct {
 type TokenResponse struct {
 	AccessToken  string `json:"access_token" doc:"Signed JWT (ES256) to send as Authorization: Bearer."`
 	TokenType    string `json:"token_type" enum:"Bearer" doc:"Always Bearer."`
-	ExpiresIn    int    `json:"expires_in" doc:"Seconds until the access token expires: 3600."`
+	ExpiresIn    int    `json:"expires_in" doc:"Seconds until the access token expires: 3600, real time whatever the platform clock's speed."`
 	Scope        string `json:"scope" doc:"Space-separated scopes carried on the access token."`
 	IDToken      string `json:"id_token,omitempty" doc:"OpenID Connect ID token (people only)."`
-	RefreshToken string `json:"refresh_token,omitempty" doc:"Refresh token, valid 30 days and usable once (people only)."`
+	RefreshToken string `json:"refresh_token,omitempty" doc:"Refresh token, valid 30 days of real time and usable once (people only)."`
 }
 
 // OAuthErrorResponse is the error answer of the token endpoint (RFC 6749

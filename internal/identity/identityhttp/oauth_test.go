@@ -148,10 +148,12 @@ func TestClientCredentials(t *testing.T) {
 		expectOAuthError(t, e.clientCredentials(t, url.Values{"client_id": {id}, "client_secret": {secret}, "scope": {"everything"}}), 400, "invalid_scope")
 		expectOAuthError(t, e.clientCredentials(t, url.Values{"client_id": {id}, "client_secret": {secret}, "scope": {"openid"}}), 400, "invalid_scope")
 
-		// The token expires after 3600 s.
-		h.Clock.Advance(3599 * time.Second)
+		// The token expires after 3600 s of security time; the platform
+		// clock does not count.
+		h.Clock.Advance(30 * 24 * time.Hour)
+		h.Security.Advance(3599 * time.Second)
 		h.Do("GET", "/v1/integrations", post.AccessToken, nil).Expect(t, 200, "")
-		h.Clock.Advance(time.Second)
+		h.Security.Advance(time.Second)
 		h.Do("GET", "/v1/integrations", post.AccessToken, nil).Expect(t, 401, "invalid_token")
 	})
 }
@@ -228,7 +230,7 @@ func TestDeletedCredentialsStopWorking(t *testing.T) {
 		expectOAuthError(t, e.token(t, url.Values{"grant_type": {"client_credentials"}}, id, newSecret), 401, "invalid_client")
 		// This server does not check tokens against the store (see
 		// revocation_test.go for one that does); a token still runs out.
-		h.Clock.Advance(time.Hour)
+		h.Security.Advance(time.Hour)
 		h.Do("GET", "/v1/integrations", issued.AccessToken, nil).Expect(t, 401, "invalid_token")
 	})
 }
@@ -433,7 +435,7 @@ func TestSignInWithPKCE(t *testing.T) {
 		var id auth.IDClaims
 		e.verifyWithJWKS(t, tokens.IDToken, &id)
 		if id.Subject != access.Subject || id.Nonce != p.nonce || id.Email != signInEmail || !id.Audience.Contains(identity.ConsoleClientID) ||
-			id.Issuer != h.URL || id.AuthTime != testkit.Start.Unix() {
+			id.Issuer != h.URL || id.AuthTime != testkit.SecurityStart.Unix() {
 			t.Fatalf("id claims %+v", id)
 		}
 		h.Do("GET", "/v1/integrations", tokens.AccessToken, nil).Expect(t, 200, "")
@@ -456,14 +458,14 @@ func TestRefreshTokens(t *testing.T) {
 			t.Fatalf("no narrowing asked: scopes %q", first.Scope)
 		}
 
-		h.Clock.Advance(10 * time.Minute)
+		h.Security.Advance(10 * time.Minute)
 		second := expectTokens(t, e.refresh(t, first.RefreshToken, ""))
 		if second.RefreshToken == first.RefreshToken || second.AccessToken == first.AccessToken || second.IDToken == "" {
 			t.Fatalf("not rotated: %+v", second)
 		}
 		var id auth.IDClaims
 		e.verifyWithJWKS(t, second.IDToken, &id)
-		if id.Nonce != "" || id.AuthTime != testkit.Start.Unix() {
+		if id.Nonce != "" || id.AuthTime != testkit.SecurityStart.Unix() {
 			t.Fatalf("refreshed id token %+v", id)
 		}
 		narrowed := expectTokens(t, e.refresh(t, second.RefreshToken, "asset.read"))
@@ -495,7 +497,7 @@ func TestRefreshTokens(t *testing.T) {
 		expectOAuthError(t, e.token(t, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {fresh.RefreshToken}}, "", ""), 400, "invalid_request")
 		expectOAuthError(t, e.token(t, url.Values{"grant_type": {"refresh_token"}, "client_id": {identity.ConsoleClientID}}, "", ""), 400, "invalid_request")
 		expectOAuthError(t, e.token(t, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {fresh.RefreshToken}}, identity.ConsoleClientID, "secret"), 401, "invalid_client")
-		h.Clock.Advance(identity.RefreshTokenTTL)
+		h.Security.Advance(identity.RefreshTokenTTL)
 		expectOAuthError(t, e.refresh(t, fresh.RefreshToken, ""), 400, "invalid_grant")
 
 		// A person who is gone gets nothing more.
@@ -531,7 +533,7 @@ func TestCodeExchangeRejections(t *testing.T) {
 		expectOAuthError(t, e.exchange(t, other, code), 400, "invalid_grant")
 
 		code = e.signIn(t, p, "", signInEmail, signInPassword)
-		e.h.Clock.Advance(identity.AuthorizationCodeTTL)
+		e.h.Security.Advance(identity.AuthorizationCodeTTL)
 		expectOAuthError(t, e.exchange(t, p, code), 400, "invalid_grant")
 
 		code = e.signIn(t, p, "", signInEmail, signInPassword)
@@ -671,7 +673,7 @@ func TestDiscoveryAndJWKS(t *testing.T) {
 		tok := expectTokens(t, e.token(t, url.Values{"grant_type": {"client_credentials"}}, id, secret)).AccessToken
 		var claims auth.AccessClaims
 		e.verifyWithJWKS(t, tok, &claims)
-		if err := claims.Validate(jwt.Expected{Issuer: d["issuer"].(string), AnyAudience: jwt.Audience{auth.Audience}, Time: h.Clock.Now()}); err != nil {
+		if err := claims.Validate(jwt.Expected{Issuer: d["issuer"].(string), AnyAudience: jwt.Audience{auth.Audience}, Time: h.Security.Now()}); err != nil {
 			t.Fatalf("claims: %v", err)
 		}
 		parts := strings.Split(tok, ".")
@@ -735,7 +737,7 @@ func BenchmarkClientCredentials(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				if forget {
-					e.h.Clock.Advance(identity.VerifiedSecretTTL)
+					e.h.Security.Advance(identity.VerifiedSecretTTL)
 				}
 				if r := e.token(b, form, "bench-client", secret); r.Status != 200 {
 					b.Fatalf("status %d: %s", r.Status, r.Body)

@@ -89,6 +89,7 @@ func newGuardedEnv(t *testing.T, b store.Backend, hasher *auth.Hasher) (*clients
 	o := &outage{}
 	dir := flakyDirectory{b.Directory(), o}
 	e := &clientsEnv{h: h, dir: identity.NewDirectory(dir, h.Clock, h.URL), clients: identity.NewClients(b.Clients(), h.Clock)}
+	e.dir.SetSecurityClock(h.Security)
 	for _, org := range []string{auth.PlatformOrganization, "acme", "beta"} {
 		if err := e.dir.EnsureOrganization(context.Background(), org, org); err != nil {
 			t.Fatal(err)
@@ -96,7 +97,7 @@ func newGuardedEnv(t *testing.T, b store.Backend, hasher *auth.Hasher) (*clients
 	}
 	identityhttp.RegisterClients(h.Server, e.clients)
 	identityhttp.RegisterDirectory(h.Server, e.dir)
-	identityhttp.RegisterOAuth(h.Server, identity.NewOAuth(flakyClients{b.Clients(), o}, dir, h.Tokens, h.Clock, hasher, h.Clock))
+	identityhttp.RegisterOAuth(h.Server, identity.NewOAuth(flakyClients{b.Clients(), o}, dir, h.Tokens, hasher, h.Security))
 	return e, o
 }
 
@@ -237,7 +238,7 @@ func TestTokenEndpointFailureLimits(t *testing.T) {
 		expectOAuthError(t, e.token(t, form, otherID, "atcp_"+auth.RandomToken(32)), http.StatusUnauthorized, identity.OAuthInvalidClient)
 		expectTokens(t, e.token(t, form, otherID, otherSecret))
 
-		e.h.Clock.Advance(identity.ClientFailureEvery)
+		e.h.Security.Advance(identity.ClientFailureEvery)
 		expectTokens(t, e.token(t, form, id, unused))
 
 		params := newPKCEClient().params("")
@@ -247,7 +248,7 @@ func TestTokenEndpointFailureLimits(t *testing.T) {
 		r := e.submitSignIn(t, params, signInEmail, signInPassword)
 		expectPage(t, r, http.StatusTooManyRequests, "Too many failed sign-ins for this email address. Try again in 60 seconds.")
 		expectRetryAfter(t, r, int(identity.SignInFailureEvery/time.Second))
-		e.h.Clock.Advance(identity.SignInFailureEvery)
+		e.h.Security.Advance(identity.SignInFailureEvery)
 		e.signIn(t, newPKCEClient(), "", signInEmail, signInPassword)
 	})
 }

@@ -288,7 +288,7 @@ func (s directoryStore) PasswordLink(ctx context.Context, tokenHash string) (ide
 	return l, u, nil
 }
 
-func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash string, now time.Time, passwordHash string) (identity.User, bool, error) {
+func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash string, now, updatedAt time.Time, passwordHash string) (identity.User, bool, error) {
 	var u identity.User
 	var consumed bool
 	err := s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
@@ -314,7 +314,7 @@ func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash strin
 			return err
 		}
 		u, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET password_hash = $2, status = 'active', updated_at = $3
-			WHERE user_id = $1 RETURNING `+userColumns, userID, passwordHash, now))
+			WHERE user_id = $1 RETURNING `+userColumns, userID, passwordHash, updatedAt))
 		if err != nil {
 			return err
 		}

@@ -313,7 +313,7 @@ func (s directoryStore) PasswordLink(ctx context.Context, tokenHash string) (ide
 	return l, u, nil
 }
 
-func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash string, now time.Time, passwordHash string) (identity.User, bool, error) {
+func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash string, now, updatedAt time.Time, passwordHash string) (identity.User, bool, error) {
 	var u identity.User
 	var consumed bool
 	// SQLite's single writer serialises concurrent consumers: the first
@@ -330,7 +330,7 @@ func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash strin
 			return err
 		}
 		u, err = scanUser(tx.QueryRowContext(ctx, `UPDATE users SET password_hash = ?, status = 'active', updated_at = ?
-			WHERE user_id = ? RETURNING `+userColumns, passwordHash, sqlutil.Micros(now), userID))
+			WHERE user_id = ? RETURNING `+userColumns, passwordHash, sqlutil.Micros(updatedAt), userID))
 		consumed = err == nil
 		changed(userID)
 		return err
