@@ -73,7 +73,7 @@ type ScheduledDispatchRequest struct {
 
 // AnticipatedDispatch is the forecast of the scheduled power at an instant.
 type AnticipatedDispatch struct {
-	SetTime    time.Time `json:"set_time"`
+	SetTime    time.Time `json:"set_time" doc:"set_time of the event in force at the instant: the most recent event at or before it in its delivery block, or the block start (the reset to 0 MW) when the block has none by then"`
 	SetPowerMW float64   `json:"set_power_mw"`
 }
 
@@ -307,14 +307,14 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 		OperationID: "get-anticipated-dispatch", Method: http.MethodGet, Path: "/v1/assets/{asset_id}/forecasts/anticipated_dispatch",
 		Tags: tags, Summary: "Forecast the scheduled power at a future instant",
 		Description: "The step-interpolated scheduled battery power at now + seconds_into_the_future: the most recent event at or " +
-			"before that instant in its delivery block, 0 MW when there is none." + virtualNote,
+			"before that instant in its delivery block, with that event's set_time; the block start and 0 MW when there is none." + virtualNote,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.DispatchRead), func(ctx context.Context, in *anticipatedInput) (*output[AnticipatedDispatch], error) {
-		at, mw, err := svc.Anticipated(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, time.Duration(in.Seconds)*time.Second)
+		setTime, mw, err := svc.Anticipated(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, time.Duration(in.Seconds)*time.Second)
 		if err != nil {
 			return nil, err
 		}
-		return &output[AnticipatedDispatch]{Body: AnticipatedDispatch{SetTime: at, SetPowerMW: mw}}, nil
+		return &output[AnticipatedDispatch]{Body: AnticipatedDispatch{SetTime: setTime, SetPowerMW: mw}}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{

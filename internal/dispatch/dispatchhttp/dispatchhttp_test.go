@@ -497,9 +497,13 @@ func TestAnticipatedDispatch(t *testing.T) {
 		path := "/v1/assets/a1/forecasts/anticipated_dispatch"
 		h.Do("PUT", scheduled, e.acme, schedules(target(20*m, "bess_power_mw", 4), target(40*m, "bess_power_mw", -3))).Expect(t, 200, "")
 		h.Clock.Advance(300 * time.Millisecond) // sub-second now is truncated
+		// set_time is that of the event in force (document 2), the block
+		// start when the block has none yet; the 06:30 event is the 4 MW
+		// target carried over the block start.
 		for secs, want := range map[string]string{
-			"0": "06:00:00 0", "1199": "06:19:59 0", "1200": "06:20:00 4", "1800": "06:30:00 4", "2399": "06:39:59 4",
-			"2400": "06:40:00 -3", "2700": "06:45:00 0", "86400": "06:00:00 0",
+			"0": "06:00:00 0", "1199": "06:15:00 0", "1200": "06:20:00 4", "1500": "06:20:00 4", "1800": "06:30:00 4",
+			"2399": "06:30:00 4", "2400": "06:40:00 -3", "2599": "06:40:00 -3", "2700": "06:45:00 0", "3000": "06:45:00 0",
+			"86400": "06:00:00 0",
 		} {
 			var a struct {
 				SetTime    time.Time `json:"set_time"`
