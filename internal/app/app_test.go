@@ -317,9 +317,9 @@ func TestScheduleExecutesOnTheRunningServer(t *testing.T) {
 		{"delivery_time":"2026-02-01T07:00:00Z","bess_power_mw":0}]}`, http.StatusOK, nil)
 
 	type entry struct {
-		SetTime   time.Time `json:"set_time"`
+		SetTime   time.Time `json:"set_time_utc"`
 		Status    string    `json:"status"`
-		Effective float64   `json:"effective_power_mw"`
+		Effective float64   `json:"effective_set_power_mw"`
 	}
 	var report struct {
 		Dispatches []entry `json:"dispatches"`

@@ -214,7 +214,11 @@ func (s *Service) getPhysical(ctx context.Context, v auth.Visibility, assetID st
 // not see every organisation may name only its own (403
 // organisation_not_permitted).
 func (s *Service) Create(ctx context.Context, v auth.Visibility, u Update) (Asset, error) {
-	if org := u.OrganisationID; org.Present && !org.Null && !v.Allows(org.Value) {
+	org, err := u.Organisation()
+	if err != nil {
+		return Asset{}, err
+	}
+	if org.Present && !org.Null && !v.Allows(org.Value) {
 		return Asset{}, errs.Forbiddenf("organisation_not_permitted", "assets can be registered only for your own organisation")
 	}
 	a, err := u.Create(s.clk.Now())

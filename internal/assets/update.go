@@ -15,6 +15,8 @@ import (
 type Update struct {
 	AssetID        Optional[string] `json:"asset_id,omitzero" doc:"Not updatable: ignored when equal to the path id, 422 otherwise."`
 	OrganisationID Optional[string] `json:"organisation_id,omitzero" doc:"Not updatable: must equal the stored value."`
+	// OrganizationID is the alias in the spelling of every other resource.
+	OrganizationID Optional[string] `json:"organization_id,omitzero" doc:"Alias of organisation_id (the spelling of every other resource); sending both with different values is 422."`
 
 	AssetName   Optional[string]    `json:"asset_name,omitzero" minLength:"1" maxLength:"200"`
 	AssetType   Optional[AssetType] `json:"asset_type,omitzero"`
@@ -66,10 +68,31 @@ type Update struct {
 	MaintenanceUntil        Nullable[time.Time]         `json:"maintenance_until,omitzero" doc:"Expected end of maintenance."`
 }
 
+// Organisation is the organisation u names: organisation_id (document 1's
+// spelling) or its alias organization_id (every other resource's). Both
+// may be sent when they agree; different values (a null against a value
+// included) are 422 at body.organization_id.
+func (u Update) Organisation() (Optional[string], error) {
+	a, b := u.OrganisationID, u.OrganizationID
+	switch {
+	case !b.Present:
+		return a, nil
+	case !a.Present:
+		return b, nil
+	case a.Null != b.Null || a.Value != b.Value:
+		return a, errs.Invalidf("body.organization_id", b.sent(), "alias of organisation_id: both given with different values")
+	}
+	return a, nil
+}
+
 // Create builds a new asset from a create request: the required fields
-// (asset_id, asset_name, asset_type, location, organisation_id), every
-// default for what is absent, then validation of the whole.
+// (asset_id, asset_name, asset_type, location, organisation_id or its
+// alias), every default for what is absent, then validation of the whole.
 func (u Update) Create(now time.Time) (Asset, error) {
+	org, err := u.Organisation()
+	if err != nil {
+		return Asset{}, err
+	}
 	var v errs.Validation
 	for _, f := range []struct {
 		loc     string
@@ -77,7 +100,7 @@ func (u Update) Create(now time.Time) (Asset, error) {
 	}{
 		{"body.asset_id", u.AssetID.given()}, {"body.asset_name", u.AssetName.given()},
 		{"body.asset_type", u.AssetType.given()}, {"body.location", u.Location.given()},
-		{"body.organisation_id", u.OrganisationID.given()},
+		{"body.organisation_id", org.given()},
 	} {
 		if !f.present {
 			v.Add(f.loc, "is required and must not be null", nil)
@@ -86,7 +109,7 @@ func (u Update) Create(now time.Time) (Asset, error) {
 	if err := v.Err(); err != nil {
 		return Asset{}, err
 	}
-	a := Asset{ID: u.AssetID.Value, OrganizationID: u.OrganisationID.Value, TSOConnected: true, OperationalStatus: Onboarding}
+	a := Asset{ID: u.AssetID.Value, OrganizationID: org.Value, TSOConnected: true, OperationalStatus: Onboarding}
 	u.merge(&a, &v)
 	a.normalize()
 	a.validate(&v)
@@ -105,12 +128,20 @@ func (u Update) Create(now time.Time) (Asset, error) {
 // reports whether any value differs; when none does the asset is returned
 // as it was, updated_at included.
 func (u Update) Apply(cur Asset, now time.Time) (next Asset, changed bool, err error) {
+	org, err := u.Organisation()
+	if err != nil {
+		return cur, false, err
+	}
 	var v errs.Validation
 	if u.AssetID.Present && (u.AssetID.Null || u.AssetID.Value != cur.ID) {
 		v.Add("body.asset_id", "asset ids cannot be changed; it must equal the id in the path", u.AssetID.sent())
 	}
-	if u.OrganisationID.Present && (u.OrganisationID.Null || u.OrganisationID.Value != cur.OrganizationID) {
-		v.Add("body.organisation_id", "the organisation of an asset cannot be changed or cleared", u.OrganisationID.sent())
+	if org.Present && (org.Null || org.Value != cur.OrganizationID) {
+		loc := "body.organisation_id"
+		if !u.OrganisationID.Present {
+			loc = "body.organization_id"
+		}
+		v.Add(loc, "the organisation of an asset cannot be changed or cleared", org.sent())
 	}
 	next = cur
 	u.merge(&next, &v)

@@ -81,6 +81,11 @@ func TestApply(t *testing.T) {
 		{name: "asset_id null", body: `{"asset_id": null}`, errs: []string{"body.asset_id"}},
 		{name: "organisation_id differs", body: `{"organisation_id": "beta"}`, errs: []string{"body.organisation_id"}},
 		{name: "organisation_id null", body: `{"organisation_id": null}`, errs: []string{"body.organisation_id"}},
+		{name: "organization_id alias unchanged", body: `{"organization_id": "acme"}`},
+		{name: "both spellings unchanged", body: `{"organization_id": "acme", "organisation_id": "acme"}`},
+		{name: "organization_id alias differs", body: `{"organization_id": "beta"}`, errs: []string{"body.organization_id"}},
+		{name: "the two spellings differ", body: `{"organisation_id": "acme", "organization_id": "beta"}`, errs: []string{"body.organization_id"}},
+		{name: "null against a value", body: `{"organisation_id": "acme", "organization_id": null}`, errs: []string{"body.organization_id"}},
 		{name: "optimizer changed drops the old name", body: `{"optimizer_org_id": "beta"}`,
 			want: func(a *Asset) { a.OptimizerOrgID, a.OptimizerOrgName = ptr("beta"), nil }},
 		{name: "usable power lowered below a prequalified capacity", body: `{"usable_power_capacity_mw": 9}`,
@@ -190,6 +195,13 @@ func TestCreate(t *testing.T) {
 			[]string{"body.afrr_prequalified_capacity_neg_mw"}},
 		{"bad id", `{"asset_id": "a:b", "asset_name": "n", "asset_type": "standalone", "location": "l", "organisation_id": "acme"}`,
 			[]string{"body.asset_id"}},
+		{"organization_id alias", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l", "organization_id": "acme"}`, nil},
+		{"organisation under both spellings", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l",
+			"organisation_id": "acme", "organization_id": "acme"}`, nil},
+		{"the two spellings differ", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l",
+			"organisation_id": "acme", "organization_id": "beta"}`, []string{"body.organization_id"}},
+		{"alias null", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l", "organization_id": null}`,
+			[]string{"body.organisation_id"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -300,10 +300,11 @@ func Reported(e Event) Event {
 }
 
 // PowerAt is the scheduled power at t given events of t's block: the
-// Event.SetPowerMW of the most recent event at or before t in that block,
-// 0 MW when none (step interpolation; the power resets at every block
-// start).
-func PowerAt(events []Event, t time.Time) float64 {
+// most recent event at or before t in that block, as its set_time and
+// Event.SetPowerMW; with none, the block start and 0 MW (step
+// interpolation; the power resets at every block start, and that reset is
+// the event in force).
+func PowerAt(events []Event, t time.Time) (time.Time, float64) {
 	block := BlockOf(t)
 	var in *Event
 	for i := range events {
@@ -316,7 +317,7 @@ func PowerAt(events []Event, t time.Time) float64 {
 		}
 	}
 	if in == nil {
-		return 0
+		return block, 0
 	}
-	return in.SetPowerMW()
+	return in.SetTime, in.SetPowerMW()
 }

@@ -205,13 +205,16 @@ func TestPowerAt(t *testing.T) {
 	ev := func(d time.Duration, p *float64) Event { return Event{SetTime: b.Add(d), BESSPowerMW: p} }
 	events := []Event{ev(-time.Minute, f64(9)), ev(10*time.Second, f64(2)), ev(5*time.Minute, nil), ev(7*time.Minute, f64(-3))}
 	for _, c := range []struct {
-		at   time.Duration
-		want float64
+		at, set time.Duration
+		want    float64
 	}{
-		{0, 0}, {10 * time.Second, 2}, {4 * time.Minute, 2}, {5 * time.Minute, 0}, {14 * time.Minute, -3}, {15 * time.Minute, 0},
+		{0, 0, 0}, {9 * time.Second, 0, 0}, {10 * time.Second, 10 * time.Second, 2}, {4 * time.Minute, 10 * time.Second, 2},
+		{5 * time.Minute, 5 * time.Minute, 0}, {6 * time.Minute, 5 * time.Minute, 0}, {14 * time.Minute, 7 * time.Minute, -3},
+		{15 * time.Minute, 15 * time.Minute, 0}, {29 * time.Minute, 15 * time.Minute, 0},
 	} {
-		if got := PowerAt(events, b.Add(c.at)); got != c.want {
-			t.Errorf("at +%s: %v want %v", c.at, got, c.want)
+		set, got := PowerAt(events, b.Add(c.at))
+		if got != c.want || !set.Equal(b.Add(c.set)) {
+			t.Errorf("at +%s: %v at %s, want %v at +%s", c.at, got, set, c.want, c.set)
 		}
 	}
 }
@@ -285,7 +288,7 @@ func TestEventSetPowerMW(t *testing.T) {
 		if got := e.SetPowerMW(); got != c.want {
 			t.Errorf("%s: %v, want %v", c.mode, got, c.want)
 		}
-		if got := PowerAt([]Event{e}, e.SetTime); got != c.want {
+		if _, got := PowerAt([]Event{e}, e.SetTime); got != c.want {
 			t.Errorf("PowerAt %s: %v, want %v", c.mode, got, c.want)
 		}
 	}

@@ -262,8 +262,10 @@ func (s *Service) PutSchedule(ctx context.Context, p auth.Principal, assetID, re
 	return sch, nil
 }
 
-// Anticipated returns the instant now + after (whole seconds) and the
-// scheduled battery power then (PowerAt).
+// Anticipated returns the scheduled power at now + after (whole seconds)
+// and the set_time of the event it comes from (PowerAt): document 2's "most
+// recent event with set_time at or before the target", the block start
+// when the block has no event by then.
 func (s *Service) Anticipated(ctx context.Context, v auth.Visibility, assetID string, after time.Duration) (time.Time, float64, error) {
 	if after < 0 || after > MaxAnticipation {
 		return time.Time{}, 0, errs.Invalidf("query.seconds_into_the_future", int64(after/time.Second), "must be between 0 and 86400")
@@ -276,7 +278,8 @@ func (s *Service) Anticipated(ctx context.Context, v auth.Visibility, assetID st
 	if err != nil {
 		return time.Time{}, 0, err
 	}
-	return at, PowerAt(list, at), nil
+	setTime, mw := PowerAt(list, at)
+	return setTime, mw, nil
 }
 
 // Report returns the schedule dispatch report entries of [from, to).

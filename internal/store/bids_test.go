@@ -218,9 +218,9 @@ func TestBidStoreClearing(t *testing.T) {
 		if n, err := s.MarkFailed(ctx, []bids.Ref{ref(0), ref(3), {AssetID: "bess-beta", ID: res.Bids[2].ID}}, at); err != nil || n != 1 {
 			t.Fatal(n, err)
 		}
-		two, price, src := 1.0, bids.Price(1999), "auction"
+		two, price, src, day, note := 1.0, bids.Price(1999), "auction", "2026-02-02", "cleared with block 1"
 		n, err := s.RecordOutcomes(ctx, []bids.Outcome{
-			{Ref: ref(0), Status: bids.Successful, AwardedMW: &two, SettlementPrice: &price, PriceSource: &src},
+			{Ref: ref(0), Status: bids.Successful, AwardedMW: &two, SettlementPrice: &price, PriceSource: &src, SourceDay: &day, ClearingNote: &note},
 			{Ref: ref(1), Status: bids.Rejected},
 			{Ref: ref(3), Status: bids.Successful}, // FAILED: not moved
 		}, at)
@@ -229,8 +229,12 @@ func TestBidStoreClearing(t *testing.T) {
 		}
 		got, _ := s.Get(ctx, assetAcme, "bess", bids.FCR, ref(0).ID)
 		if got.Status != bids.Successful || *got.AwardedMW != 1 || *got.SettlementPrice != 1999 || *got.PriceSource != "auction" ||
+			got.SourceDay == nil || *got.SourceDay != day || got.ClearingNote == nil || *got.ClearingNote != note ||
 			got.SubmittedAt == nil || !got.SubmittedAt.Equal(at) || !got.UpdatedAt.Equal(at) {
 			t.Fatalf("outcome %+v", got)
+		}
+		if got, _ := s.Get(ctx, assetAcme, "bess", bids.FCR, ref(1).ID); got.SourceDay != nil || got.ClearingNote != nil {
+			t.Fatalf("rejected without a source: %+v", got)
 		}
 		if got, _ := s.Get(ctx, assetAcme, "bess", bids.FCR, ref(3).ID); got.Status != bids.Failed {
 			t.Fatalf("failed bid %+v", got)

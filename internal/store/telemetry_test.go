@@ -48,8 +48,23 @@ func TestTelemetryLatestStore(t *testing.T) {
 			got.Measurements.Timestamp.Location() != time.UTC || string(wj) != string(gj) {
 			t.Fatalf("round trip %s at %s\nwant %s", gj, got.Measurements.Timestamp, wj)
 		}
-		if other, _ := s.Latest(ctx, "a2"); other.Measurements.PVIrradiance != nil {
-			t.Fatal("absent PV point came back")
+		if other, _ := s.Latest(ctx, "a2"); other.Measurements.PVIrradiance != nil || other.Tail != nil {
+			t.Fatal("absent PV point or tail came back")
+		}
+		// The history tail travels with the snapshot; an older snapshot
+		// leaves both.
+		withTail := telemetrySnapshot("a3", time.Second, 1, false)
+		withTail.Tail = []byte{1, 2, 3}
+		stale := telemetrySnapshot("a3", 0, 1, false)
+		stale.Tail = []byte{9}
+		if err := s.SaveLatest(ctx, []telemetry.Snapshot{withTail}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SaveLatest(ctx, []telemetry.Snapshot{stale}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Latest(ctx, "a3"); err != nil || string(got.Tail) != string(withTail.Tail) {
+			t.Fatalf("tail %v %v", got.Tail, err)
 		}
 
 		latestSoC := func() float64 {

@@ -49,6 +49,9 @@ type RecorderOptions struct {
 // the asset's own flush slot (assets are spread over FlushEvery by a hash
 // of their id, so about 1/FlushEvery-seconds of them encode per tick), a
 // chunk whose window ended is written final at the next slot and dropped.
+// The rows not yet written (at most FlushEvery of them) also form the
+// asset's tail, stored with its latest snapshot each tick, so that any
+// instance reads history up to the last tick.
 //
 // A Recorder is not safe for concurrent use: one control loop calls it.
 type Recorder struct {
@@ -58,6 +61,8 @@ type Recorder struct {
 	assets  map[string]*assetHistory
 	values  []float64
 	columns int
+	latest  []Snapshot // the snapshots with their tails, reused
+	tails   []byte     // their encoded tails, reused
 }
 
 // assetHistory is what the recorder holds for one asset.
@@ -67,6 +72,9 @@ type assetHistory struct {
 	slot   int64 // the flush slot last handled
 	open   *openChunk
 	closed []*openChunk // windows ended, waiting for their final write
+	// tail holds the rows of open and closed not yet written, in the
+	// recorder's columns; emptied when they are.
+	tail *chunk.Encoder
 }
 
 type openChunk struct {
@@ -95,6 +103,7 @@ func NewRecorder(store Store, opts RecorderOptions) *Recorder {
 func (r *Recorder) Record(ctx context.Context, snapshots []Snapshot) error {
 	var errList []error
 	var now time.Time
+	r.latest, r.tails = r.latest[:0], r.tails[:0]
 	for _, sn := range snapshots {
 		if err := r.append(ctx, sn); err != nil {
 			errList = append(errList, err)
@@ -102,8 +111,16 @@ func (r *Recorder) Record(ctx context.Context, snapshots []Snapshot) error {
 		if ts := sn.Measurements.Timestamp; ts.After(now) {
 			now = ts
 		}
+		sn.Tail = nil
+		if a := r.assets[sn.AssetID]; a != nil && a.tail != nil && a.tail.Len() > 0 {
+			// Undeflated: it is rewritten every tick and read rarely.
+			start := len(r.tails)
+			r.tails = a.tail.AppendRawTo(r.tails)
+			sn.Tail = r.tails[start:len(r.tails):len(r.tails)]
+		}
+		r.latest = append(r.latest, sn)
 	}
-	if err := r.store.SaveLatest(ctx, snapshots); err != nil {
+	if err := r.store.SaveLatest(ctx, r.latest); err != nil {
 		errList = append(errList, fmt.Errorf("save latest telemetry: %w", err))
 	}
 	if len(snapshots) > 0 {
@@ -157,7 +174,13 @@ func (r *Recorder) append(ctx context.Context, sn Snapshot) error {
 	for len(r.values) < a.open.enc.Columns() {
 		r.values = append(r.values, math.NaN())
 	}
-	return a.open.enc.Append(ts.UnixMilli(), r.values)
+	if err := a.open.enc.Append(ts.UnixMilli(), r.values); err != nil {
+		return err
+	}
+	if a.tail == nil {
+		a.tail = chunk.NewEncoder(r.columns)
+	}
+	return a.tail.Append(ts.UnixMilli(), r.values[:r.columns])
 }
 
 // startChunk opens the asset's chunk at start. When the recorder meets the
@@ -222,6 +245,9 @@ func (r *Recorder) flushDue(ctx context.Context, now time.Time) error {
 	}
 	for _, a := range due {
 		a.closed = nil
+		if a.tail != nil {
+			a.tail.Reset()
+		}
 		if a.open == nil {
 			continue
 		}
@@ -338,15 +364,25 @@ func (h historyReader) History(ctx context.Context, assetID string, from, to tim
 			cols = append(cols, q.col)
 		}
 	}
+	// The tail before the chunks: a flush in between moves rows from the
+	// one to the other, which then reads them twice (dropped below) rather
+	// than not at all.
+	var tail []byte
+	switch latest, err := h.store.Latest(ctx, assetID); {
+	case err == nil:
+		tail = latest.Tail
+	case !errs.Is(err, errs.NotFound):
+		return nil, err
+	}
 	chunks, err := h.store.Chunks(ctx, assetID, from, to)
 	if err != nil {
 		return nil, err
 	}
 	var series map[int][]Point
 	if maxPoints == 0 {
-		series, err = rawSeries(chunks, cols, from, to)
+		series, err = rawSeries(chunks, tail, cols, from, to)
 	} else {
-		series, err = downsampled(chunks, cols, from, to, maxPoints)
+		series, err = downsampled(chunks, tail, cols, from, to, maxPoints)
 	}
 	if err != nil {
 		return nil, err
@@ -380,12 +416,15 @@ func msBounds(from, to time.Time) (int64, int64) {
 }
 
 // rows calls fn, in chunk order, with each decoded chunk and its row
-// range inside [lo, hi). Chunks are decoded in parallel batches (decoding
-// is most of a long query's cost), each batch then handed to fn in order.
-func rows(chunks []Chunk, cols []int, lo, hi int64, fn func(b chunk.Block, i, j int)) error {
+// range inside [lo, hi), then with the rows of tail (the recorder's
+// unflushed rows, see Snapshot.Tail) after the last stored one. Chunks
+// are decoded in parallel batches (decoding is most of a long query's
+// cost), each batch then handed to fn in order.
+func rows(chunks []Chunk, tail []byte, cols []int, lo, hi int64, fn func(b chunk.Block, i, j int)) error {
 	batch := min(len(chunks), 2*runtime.GOMAXPROCS(0))
 	blocks := make([]chunk.Block, batch)
 	errList := make([]error, batch)
+	stored := int64(math.MinInt64) // the last stored row
 	for len(chunks) > 0 {
 		n := min(batch, len(chunks))
 		var wg sync.WaitGroup
@@ -402,6 +441,9 @@ func rows(chunks []Chunk, cols []int, lo, hi int64, fn func(b chunk.Block, i, j 
 			return err
 		}
 		for _, b := range blocks[:n] {
+			if len(b.Times) > 0 {
+				stored = max(stored, b.Times[len(b.Times)-1])
+			}
 			i, _ := slices.BinarySearch(b.Times, lo)
 			j, _ := slices.BinarySearch(b.Times, hi)
 			if i < j {
@@ -409,6 +451,21 @@ func rows(chunks []Chunk, cols []int, lo, hi int64, fn func(b chunk.Block, i, j 
 			}
 		}
 		chunks = chunks[n:]
+	}
+	if len(tail) == 0 {
+		return nil
+	}
+	var b chunk.Block
+	if err := chunk.DecodeInto(&b, tail, cols); err != nil {
+		// The tail is a convenience: history without it is still right.
+		return nil
+	}
+	// Any chunk holding a row of [lo, hi) overlaps the window, so stored
+	// is the last stored row that could repeat one of the tail's.
+	i, _ := slices.BinarySearch(b.Times, max(lo, stored+1))
+	j, _ := slices.BinarySearch(b.Times, hi)
+	if i < j {
+		fn(b, i, j)
 	}
 	return nil
 }
@@ -419,10 +476,10 @@ func rows(chunks []Chunk, cols []int, lo, hi int64, fn func(b chunk.Block, i, j 
 // mean, so it reads as absent too.
 func reported(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func rawSeries(chunks []Chunk, cols []int, from, to time.Time) (map[int][]Point, error) {
+func rawSeries(chunks []Chunk, tail []byte, cols []int, from, to time.Time) (map[int][]Point, error) {
 	lo, hi := msBounds(from, to)
 	out := map[int][]Point{}
-	err := rows(chunks, cols, lo, hi, func(b chunk.Block, i, j int) {
+	err := rows(chunks, tail, cols, lo, hi, func(b chunk.Block, i, j int) {
 		for _, col := range cols {
 			values := b.Column(col)
 			if values == nil {
@@ -440,7 +497,7 @@ func rawSeries(chunks []Chunk, cols []int, from, to time.Time) (map[int][]Point,
 	return out, err
 }
 
-func downsampled(chunks []Chunk, cols []int, from, to time.Time, maxPoints int) (map[int][]Point, error) {
+func downsampled(chunks []Chunk, tail []byte, cols []int, from, to time.Time, maxPoints int) (map[int][]Point, error) {
 	span := to.Sub(from)
 	width := (span + time.Duration(maxPoints) - 1) / time.Duration(maxPoints)
 	buckets := int((span + width - 1) / width)
@@ -454,7 +511,7 @@ func downsampled(chunks []Chunk, cols []int, from, to time.Time, maxPoints int) 
 	}
 	lo, hi := msBounds(from, to)
 	fromNs := from.UnixNano()
-	err := rows(chunks, cols, lo, hi, func(b chunk.Block, i, j int) {
+	err := rows(chunks, tail, cols, lo, hi, func(b chunk.Block, i, j int) {
 		for _, col := range cols {
 			values := b.Column(col)
 			if values == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -386,5 +387,97 @@ func TestHistoryOlderChunkFormat(t *testing.T) {
 	}
 	if len(got["asset_status"]) != 4 || got["operational_status"][1].Value != 1 || len(got["frequency"]) != 2 {
 		t.Fatalf("status %v, operational %v, frequency %v", got["asset_status"], got["operational_status"], got["frequency"])
+	}
+}
+
+// TestHistoryLiveEdge: history is readable up to the last recorded tick,
+// not FlushEvery behind, through a reader that shares nothing with the
+// recorder but the store (what another instance serving the same
+// database has), raw and downsampled, without a point twice.
+func TestHistoryLiveEdge(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		r := telemetry.NewRecorder(b.Telemetry(), telemetry.RecorderOptions{ChunkLength: 5 * time.Minute})
+		h := telemetry.NewHistoryReader(b.Telemetry())
+		assets := map[string]bool{"bess": false, "solar": true}
+		for s := 0; s < 400; s++ {
+			record(t, r, s, s+1, assets)
+			if s%23 != 0 && s != 299 && s != 300 {
+				continue
+			}
+			got, err := h.History(ctx, "solar", at(max(0, s-200)), at(s+1), []string{"frequency", "pv_irradiance"}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			freq := got["frequency"]
+			if want := min(s+1, 201); len(freq) != want || len(got["pv_irradiance"]) != want {
+				t.Fatalf("at %d s: %d points, want %d", s, len(freq), want)
+			}
+			for k, p := range freq {
+				want := snap("solar", max(0, s-200)+k, true).Measurements
+				if !p.Timestamp.Equal(want.Timestamp) || math.Abs(p.Value-want.Frequency) > 1e-9 {
+					t.Fatalf("at %d s, point %d: %+v, want %v at %s", s, k, p, want.Frequency, want.Timestamp)
+				}
+			}
+			// A day's chart ends at the last tick: its bucket holds it.
+			day, err := h.History(ctx, "solar", at(0), at(86400), []string{"dispatch_setpoint"}, 200)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := day["dispatch_setpoint"]; len(d) != s/432+1 {
+				t.Fatalf("at %d s: %d buckets", s, len(d))
+			}
+		}
+	})
+}
+
+// staleTail serves a tail captured earlier: the reader read it just
+// before the recorder flushed those rows into the chunks it reads next.
+type staleTail struct {
+	telemetry.Store
+	tail []byte
+}
+
+func (s staleTail) Latest(ctx context.Context, assetID string) (telemetry.Snapshot, error) {
+	sn, err := s.Store.Latest(ctx, assetID)
+	sn.Tail = s.tail
+	return sn, err
+}
+
+// TestHistoryTailOverlap: rows both in the tail and in the stored chunks
+// are read once.
+func TestHistoryTailOverlap(t *testing.T) {
+	ctx := context.Background()
+	base := testkit.OpenSQLite(t).Telemetry()
+	r := telemetry.NewRecorder(base, telemetry.RecorderOptions{FlushEvery: time.Hour})
+	record(t, r, 0, 100, map[string]bool{"bess": false})
+	latest, err := base.Latest(ctx, "bess")
+	if err != nil || len(latest.Tail) == 0 {
+		t.Fatalf("no tail after 100 unflushed ticks: %v", err)
+	}
+	record(t, r, 100, 110, map[string]bool{"bess": false})
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h := telemetry.NewHistoryReader(staleTail{base, latest.Tail})
+	stored := telemetry.NewHistoryReader(staleTail{base, nil}) // every row is in the chunks now
+	for _, maxPoints := range []int{0, 7, 1000} {
+		// A linear series: a row counted twice would move a bucket's mean.
+		got, err := h.History(ctx, "bess", at(0), at(200), []string{"discharge_throughput"}, maxPoints)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := stored.History(ctx, "bess", at(0), at(200), []string{"discharge_throughput"}, maxPoints)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) || maxPoints == 0 && len(got["discharge_throughput"]) != 110 {
+			t.Fatalf("max %d: %d points %v, want %d %v", maxPoints, len(got["discharge_throughput"]), got, len(want["discharge_throughput"]), want)
+		}
+	}
+	// An unreadable tail leaves the stored history.
+	h = telemetry.NewHistoryReader(staleTail{base, []byte{0xff, 1, 2}})
+	if got, err := h.History(ctx, "bess", at(0), at(200), []string{"frequency"}, 0); err != nil || len(got["frequency"]) != 110 {
+		t.Fatalf("with a corrupt tail: %d points, %v", len(got["frequency"]), err)
 	}
 }

@@ -9,6 +9,12 @@ import (
 type Snapshot struct {
 	AssetID      string
 	Measurements Measurements // Measurements.Timestamp is the instant
+	// Tail is the asset's history recorded but not yet in its stored
+	// chunks, as a chunk (the stored encoding, undeflated), Measurements
+	// included: the Recorder sets it for SaveLatest, Latest returns it,
+	// and the HistoryReader serves the live edge of history from it, on
+	// every instance. Nil elsewhere.
+	Tail []byte
 }
 
 // Chunk is a stretch of one asset's history in the stored encoding (see
@@ -28,11 +34,12 @@ type Chunk struct {
 // history as chunks. Rows are keyed by asset id; the service checks the
 // caller's visibility of the asset before reading.
 type Store interface {
-	// SaveLatest upserts the latest snapshot of each asset in one
-	// transaction; an older snapshot never replaces a newer one.
+	// SaveLatest upserts the latest snapshot of each asset, its Tail
+	// included, in one transaction; an older snapshot never replaces a
+	// newer one.
 	SaveLatest(ctx context.Context, snapshots []Snapshot) error
-	// Latest returns the asset's latest snapshot, errs.NotFound when the
-	// asset never reported.
+	// Latest returns the asset's latest snapshot with its Tail,
+	// errs.NotFound when the asset never reported.
 	Latest(ctx context.Context, assetID string) (Snapshot, error)
 	// PutChunks upserts chunks by (asset id, start) in one transaction.
 	PutChunks(ctx context.Context, chunks []Chunk) error

@@ -114,11 +114,15 @@ type ResponseOnly struct {
 // AssetCreateRequest is the body of POST /v1/assets: the required fields,
 // and every other writable field optional with its default.
 type AssetCreateRequest struct {
-	AssetID        string           `json:"asset_id" pattern:"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$" doc:"Unique; never reused, not even after deletion."`
-	AssetName      string           `json:"asset_name" minLength:"1" maxLength:"200"`
-	AssetType      assets.AssetType `json:"asset_type"`
-	Location       string           `json:"location" minLength:"1" maxLength:"200"`
-	OrganisationID string           `json:"organisation_id" minLength:"1" maxLength:"64" doc:"The owning organisation; callers other than platform administrators may name only their own."`
+	AssetID   string           `json:"asset_id" pattern:"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$" doc:"Unique; never reused, not even after deletion."`
+	AssetName string           `json:"asset_name" minLength:"1" maxLength:"200"`
+	AssetType assets.AssetType `json:"asset_type"`
+	Location  string           `json:"location" minLength:"1" maxLength:"200"`
+	// The owning organisation is required under one of its two spellings,
+	// so neither is required by the schema; Update.Create reports it
+	// missing at body.organisation_id.
+	OrganisationID assets.Optional[string] `json:"organisation_id,omitzero" minLength:"1" maxLength:"64" doc:"The owning organisation (required, or its alias organization_id); callers other than platform administrators may name only their own."`
+	OrganizationID assets.Optional[string] `json:"organization_id,omitzero" minLength:"1" maxLength:"64" doc:"Alias of organisation_id (the spelling of every other resource): send either; both with different values is 422."`
 	assets.Update
 	ResponseOnly
 }
@@ -179,13 +183,13 @@ func Register(s *httpapi.Server, svc *assets.Service) {
 	httpapi.Register(s, huma.Operation{
 		OperationID: "create-asset", Method: http.MethodPost, Path: "/v1/assets", Tags: tags, DefaultStatus: http.StatusCreated,
 		Summary: "Register an asset",
-		Description: "Registers an asset of organisation_id with the defaults of every field not sent. " +
+		Description: "Registers an asset of organisation_id (or its alias organization_id; both with different values is 422) with the defaults of every field not sent. " +
 			"409 asset_exists when the id is or was in use (ids of deleted assets are never reused); " +
 			"403 organisation_not_permitted when naming another organisation; 422 when organisation_id or optimizer_org_id is not registered.",
 		Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.AssetWrite), func(ctx context.Context, in *createInput) (*createOutput, error) {
 		u := in.Body.Update
-		u.AssetID, u.OrganisationID = assets.Some(in.Body.AssetID), assets.Some(in.Body.OrganisationID)
+		u.AssetID, u.OrganisationID, u.OrganizationID = assets.Some(in.Body.AssetID), in.Body.OrganisationID, in.Body.OrganizationID
 		u.AssetName, u.AssetType, u.Location = assets.Some(in.Body.AssetName), assets.Some(in.Body.AssetType), assets.Some(in.Body.Location)
 		a, err := svc.Create(ctx, httpapi.Principal(ctx).Visibility(), u)
 		if err != nil {
@@ -212,7 +216,7 @@ func Register(s *httpapi.Server, svc *assets.Service) {
 		OperationID: "update-asset", Method: http.MethodPut, Path: "/v1/assets/{asset_id}", Tags: tags,
 		Summary: "Update an asset partially",
 		Description: "Only the fields present in the body change; an explicit null clears a nullable field and is refused (422) for any other. " +
-			"asset_id and organisation_id may be sent only with their current values; response-only fields are ignored, " +
+			"asset_id and organisation_id (or its alias organization_id) may be sent only with their current values; response-only fields are ignored, " +
 			"so a record read with GET can be sent back. The merged asset is validated as a whole. " +
 			"409 virtual_asset for a virtual asset id: change the parent's segmentation instead.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},

@@ -254,7 +254,12 @@ func TestCreateErrors(t *testing.T) {
 
 		missing := map[string]any{"description": "no required fields"}
 		expectMissing(t, e.h.Do("POST", "/v1/assets", e.acme, missing),
-			"asset_id", "asset_name", "asset_type", "location", "organisation_id")
+			"asset_id", "asset_name", "asset_type", "location")
+		// The organisation is required under either spelling: the schema
+		// cannot say so, the domain does.
+		noOrg := minimal("new-1", "acme")
+		delete(noOrg, "organisation_id")
+		expectInvalid(t, e.h.Do("POST", "/v1/assets", e.acme, noOrg), "body.organisation_id")
 		for _, c := range []struct {
 			name string
 			body map[string]any
@@ -353,6 +358,47 @@ func TestPartialUpdate(t *testing.T) {
 		}
 		// A platform administrator may update any organisation's asset.
 		e.h.Do("PUT", "/v1/assets/bess-1", e.admin, map[string]any{"asset_operational_status": "live"}).Expect(t, 200, "")
+	})
+}
+
+// TestOrganizationIDAlias: asset writes accept organization_id, the
+// spelling of every other resource, as an alias of organisation_id
+// (document 1's); both with different values is 422; responses keep
+// organisation_id.
+func TestOrganizationIDAlias(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		alias := minimal("bess-alias", "acme")
+		delete(alias, "organisation_id")
+		alias["organization_id"] = "acme"
+		got := e.create(t, e.acme, alias)
+		if got["organisation_id"] != "acme" {
+			t.Fatalf("created %v", got)
+		}
+		if _, ok := got["organization_id"]; ok {
+			t.Fatalf("the response has one spelling: %v", got)
+		}
+		e.create(t, e.acme, with(minimal("bess-both", "acme"), "organization_id", "acme"))
+		expectInvalid(t, e.h.Do("POST", "/v1/assets", e.admin, with(minimal("bess-x", "acme"), "organization_id", "beta")), "body.organization_id")
+		expectInvalid(t, e.h.Do("POST", "/v1/assets", e.admin, with(minimal("bess-x", "acme"), "organization_id", nil)), "body.organization_id")
+		// The alias is checked against the caller's organisation as the
+		// canonical field is.
+		betaAlias := with(alias, "asset_id", "bess-x", "organization_id", "beta")
+		e.h.Do("POST", "/v1/assets", e.acme, betaAlias).Expect(t, 403, "organisation_not_permitted")
+		if got := e.create(t, e.admin, betaAlias); got["organisation_id"] != "beta" {
+			t.Fatalf("admin created %v", got)
+		}
+
+		// Updates: the alias with the current value is accepted, another
+		// value is 422, as for organisation_id; nothing changes.
+		e.h.Do("PUT", "/v1/assets/bess-alias", e.acme, map[string]any{"organization_id": "acme", "asset_name": "Renamed"}).Expect(t, 200, "")
+		e.h.Do("PUT", "/v1/assets/bess-alias", e.acme, map[string]any{"organization_id": "acme", "organisation_id": "acme"}).Expect(t, 200, "")
+		expectInvalid(t, e.h.Do("PUT", "/v1/assets/bess-alias", e.admin, map[string]any{"organization_id": "beta"}), "body.organization_id")
+		expectInvalid(t, e.h.Do("PUT", "/v1/assets/bess-alias", e.admin, map[string]any{"organization_id": "acme", "organisation_id": "beta"}),
+			"body.organization_id")
+		if got := e.h.Do("GET", "/v1/assets/bess-alias", e.acme, nil).Map(t); got["organisation_id"] != "acme" || got["asset_name"] != "Renamed" {
+			t.Fatalf("stored %v", got)
+		}
 	})
 }
 
@@ -584,8 +630,16 @@ func TestOpenAPISchema(t *testing.T) {
 		required = append(required, r.(string))
 	}
 	slices.Sort(required)
-	if !slices.Equal(required, []string{"asset_id", "asset_name", "asset_type", "location", "organisation_id"}) {
+	if !slices.Equal(required, []string{"asset_id", "asset_name", "asset_type", "location"}) {
 		t.Fatalf("create requires %v", required)
+	}
+	// Both spellings of the organisation, on both writes.
+	for _, name := range []string{"AssetCreateRequest", "AssetUpdateRequest"} {
+		for _, field := range []string{"organisation_id", "organization_id"} {
+			if p, ok := props(name)[field].(map[string]any); !ok || typeOf(p) != "string" {
+				t.Fatalf("%s.%s: %v", name, field, props(name)[field])
+			}
+		}
 	}
 
 	asset := props("Asset")

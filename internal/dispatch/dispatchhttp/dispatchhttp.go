@@ -73,32 +73,27 @@ type ScheduledDispatchRequest struct {
 
 // AnticipatedDispatch is the forecast of the scheduled power at an instant.
 type AnticipatedDispatch struct {
-	SetTime    time.Time `json:"set_time"`
+	SetTime    time.Time `json:"set_time" doc:"set_time of the event in force at the instant: the most recent event at or before it in its delivery block, or the block start (the reset to 0 MW) when the block has none by then"`
 	SetPowerMW float64   `json:"set_power_mw"`
 }
 
 // ScheduleDispatchReportEntry is one schedule dispatch event of the
-// report: document 1's fields followed by the scheduled-dispatch event's.
+// report: document 1's fields, one name per fact, and the two a reader
+// needs to place set_power_mw (its mode and delivery block).
 type ScheduleDispatchReportEntry struct {
-	EventID             string     `json:"event_id" doc:"Stable id of the entry (asset and set_time)."`
+	EventID             string     `json:"event_id" doc:"Stable id of the entry (asset and set_time_utc)."`
 	RequestID           *string    `json:"request_id" nullable:"true" doc:"Request id of the PUT that stored the target."`
 	SourceID            *string    `json:"source_id" nullable:"true" doc:"Subject (integration or user) that sent the target."`
 	AssetID             string     `json:"asset_id"`
 	CreatedAtUTC        time.Time  `json:"created_at_utc" doc:"When the outcome was emitted."`
-	SetTimeUTC          *time.Time `json:"set_time_utc" nullable:"true"`
+	SetTimeUTC          *time.Time `json:"set_time_utc" nullable:"true" doc:"When the target took effect (always set here)."`
 	Status              string     `json:"status" enum:"full,clipped,rejected,failed,unknown"`
 	SetPowerMW          *float64   `json:"set_power_mw" nullable:"true" doc:"Requested power, in the terms of effective_set_power_mw: the point-of-connection target in bess_and_poc and poc_only, the battery target in bess_only, 0 in passive."`
 	EffectiveSetPowerMW float64    `json:"effective_set_power_mw" doc:"Power dispatched: at the point of connection in bess_and_poc and poc_only, of the battery otherwise."`
 	Outcome             string     `json:"outcome" doc:"Raw outcome: success (full or clipped), rejected, error (failed), unknown."`
 	Message             *string    `json:"message" nullable:"true" doc:"Why it was clipped, rejected, failed or unknown; null for full."`
-	ControlMode         string     `json:"control_mode" enum:"passive,bess_only,bess_and_poc,poc_only"`
-	BESSPowerMW         *float64   `json:"bess_power_mw" nullable:"true"`
-	PoCPowerMW          *float64   `json:"poc_power_mw" nullable:"true"`
-	DeliveryTime        time.Time  `json:"delivery_time"`
-	SetTime             time.Time  `json:"set_time"`
-	EffectivePowerMW    float64    `json:"effective_power_mw"`
-	Reason              string     `json:"reason"`
-	EmittedAt           time.Time  `json:"emitted_at"`
+	ControlMode         string     `json:"control_mode" enum:"passive,bess_only,bess_and_poc,poc_only" doc:"The target's mode: says whether set_power_mw is a battery or a point-of-connection power."`
+	DeliveryTime        time.Time  `json:"delivery_time" doc:"Start of the 15-minute delivery block of set_time_utc."`
 }
 
 // ScheduleDispatchReport is the body of the schedule dispatch report.
@@ -192,8 +187,7 @@ func toReportEntry(o dispatch.Outcome) ScheduleDispatchReportEntry {
 		RequestID: optional(o.RequestID), SourceID: optional(o.SourceID), AssetID: o.AssetID,
 		CreatedAtUTC: o.EmittedAt, SetTimeUTC: &set, Status: string(o.Status), SetPowerMW: o.RequestedMW(),
 		EffectiveSetPowerMW: o.EffectivePowerMW, Outcome: raw, Message: msg,
-		ControlMode: string(o.ControlMode), BESSPowerMW: o.RequestedPowerMW, PoCPowerMW: o.PoCPowerMW,
-		DeliveryTime: o.DeliveryTime, SetTime: o.SetTime, EffectivePowerMW: o.EffectivePowerMW, Reason: o.Reason, EmittedAt: o.EmittedAt,
+		ControlMode: string(o.ControlMode), DeliveryTime: o.DeliveryTime,
 	}
 }
 
@@ -307,14 +301,14 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 		OperationID: "get-anticipated-dispatch", Method: http.MethodGet, Path: "/v1/assets/{asset_id}/forecasts/anticipated_dispatch",
 		Tags: tags, Summary: "Forecast the scheduled power at a future instant",
 		Description: "The step-interpolated scheduled battery power at now + seconds_into_the_future: the most recent event at or " +
-			"before that instant in its delivery block, 0 MW when there is none." + virtualNote,
+			"before that instant in its delivery block, with that event's set_time; the block start and 0 MW when there is none." + virtualNote,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.DispatchRead), func(ctx context.Context, in *anticipatedInput) (*output[AnticipatedDispatch], error) {
-		at, mw, err := svc.Anticipated(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, time.Duration(in.Seconds)*time.Second)
+		setTime, mw, err := svc.Anticipated(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, time.Duration(in.Seconds)*time.Second)
 		if err != nil {
 			return nil, err
 		}
-		return &output[AnticipatedDispatch]{Body: AnticipatedDispatch{SetTime: at, SetPowerMW: mw}}, nil
+		return &output[AnticipatedDispatch]{Body: AnticipatedDispatch{SetTime: setTime, SetPowerMW: mw}}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{

@@ -3,7 +3,9 @@ package dispatchhttp_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -497,9 +499,13 @@ func TestAnticipatedDispatch(t *testing.T) {
 		path := "/v1/assets/a1/forecasts/anticipated_dispatch"
 		h.Do("PUT", scheduled, e.acme, schedules(target(20*m, "bess_power_mw", 4), target(40*m, "bess_power_mw", -3))).Expect(t, 200, "")
 		h.Clock.Advance(300 * time.Millisecond) // sub-second now is truncated
+		// set_time is that of the event in force (document 2), the block
+		// start when the block has none yet; the 06:30 event is the 4 MW
+		// target carried over the block start.
 		for secs, want := range map[string]string{
-			"0": "06:00:00 0", "1199": "06:19:59 0", "1200": "06:20:00 4", "1800": "06:30:00 4", "2399": "06:39:59 4",
-			"2400": "06:40:00 -3", "2700": "06:45:00 0", "86400": "06:00:00 0",
+			"0": "06:00:00 0", "1199": "06:15:00 0", "1200": "06:20:00 4", "1500": "06:20:00 4", "1800": "06:30:00 4",
+			"2399": "06:30:00 4", "2400": "06:40:00 -3", "2599": "06:40:00 -3", "2700": "06:45:00 0", "3000": "06:45:00 0",
+			"86400": "06:00:00 0",
 		} {
 			var a struct {
 				SetTime    time.Time `json:"set_time"`
@@ -552,16 +558,22 @@ func TestScheduleDispatchReport(t *testing.T) {
 			t.Fatalf("report %s", r.Body)
 		}
 		d := rep.Dispatches[0]
-		for k, want := range map[string]any{
+		want := map[string]any{
 			"asset_id": "a1", "status": "clipped", "set_power_mw": 4.0, "effective_set_power_mw": 2.5, "outcome": "success",
 			"message": "power_limit", "set_time_utc": "2026-02-01T06:20:00Z", "request_id": reqID, "source_id": "test-acme",
-			"control_mode": "bess_only", "bess_power_mw": 4.0, "poc_power_mw": nil, "delivery_time": "2026-02-01T06:15:00Z",
-			"set_time": "2026-02-01T06:20:00Z", "effective_power_mw": 2.5, "reason": "power_limit", "emitted_at": "2026-02-01T06:20:00Z",
-			"created_at_utc": "2026-02-01T06:20:00Z",
-		} {
-			if d[k] != want {
-				t.Errorf("%s = %v, want %v", k, d[k], want)
+			"control_mode": "bess_only", "delivery_time": "2026-02-01T06:15:00Z", "created_at_utc": "2026-02-01T06:20:00Z",
+		}
+		for k, w := range want {
+			if d[k] != w {
+				t.Errorf("%s = %v, want %v", k, d[k], w)
 			}
+		}
+		// One name per fact, document 1's: no second name for the emission
+		// time, set time, powers or reason.
+		wantKeys := append(slices.Collect(maps.Keys(want)), "event_id")
+		slices.Sort(wantKeys)
+		if keys := slices.Sorted(maps.Keys(d)); !slices.Equal(keys, wantKeys) {
+			t.Errorf("entry fields %v, want %v", keys, wantKeys)
 		}
 		if id, _ := d["event_id"].(string); len(id) != 36 {
 			t.Errorf("event_id %v", d["event_id"])
@@ -587,8 +599,8 @@ func TestScheduleDispatchReport(t *testing.T) {
 			t.Fatalf("grey report %v", greyRep.Dispatches)
 		}
 		for i, want := range []map[string]any{
-			{"control_mode": "bess_and_poc", "set_power_mw": 1.5, "effective_set_power_mw": 1.5, "bess_power_mw": -2.0, "poc_power_mw": 1.5, "message": nil},
-			{"control_mode": "passive", "set_power_mw": 0.0, "effective_set_power_mw": 0.0, "bess_power_mw": nil, "poc_power_mw": nil},
+			{"control_mode": "bess_and_poc", "set_power_mw": 1.5, "effective_set_power_mw": 1.5, "message": nil},
+			{"control_mode": "passive", "set_power_mw": 0.0, "effective_set_power_mw": 0.0, "message": nil},
 		} {
 			for k, w := range want {
 				if got := greyRep.Dispatches[i][k]; got != w {

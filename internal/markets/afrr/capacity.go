@@ -2,7 +2,6 @@ package afrr
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"atcp/internal/assets"
@@ -111,7 +110,6 @@ func CapacityPayment(b bids.Bid) *bids.Price {
 	if b.AwardedMW != nil {
 		awarded = *b.AwardedMW
 	}
-	cents := math.Round(awarded * float64(*b.CapacityPrice) * b.Interval().Duration().Hours())
-	p := bids.Price(cents)
+	p := bids.Payment(*b.CapacityPrice, awarded, int64(b.Interval().Duration()/time.Hour))
 	return &p
 }

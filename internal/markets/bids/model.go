@@ -95,6 +95,8 @@ type Bid struct {
 	// What clearing records.
 	SettlementPrice *Price
 	PriceSource     *string
+	SourceDay       *string // YYYY-MM-DD: the replayed day the result comes from
+	ClearingNote    *string // what the result was cleared with
 	SubmittedAt     *time.Time
 
 	CreatedAt, UpdatedAt time.Time

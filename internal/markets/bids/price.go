@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/shopspring/decimal"
 )
 
 // Price is an amount of EUR in cents: exact, with the two decimals the
@@ -93,6 +95,16 @@ func ParsePrice(s string) (Price, error) {
 
 // EUR returns a price of whole euros.
 func EUR(euros int64) Price { return Price(euros * 100) }
+
+// Payment is price x mw x units (the hours of an aFRR block, 1 for FCR's
+// price per MW and block) to the cent, half away from zero. It computes
+// in decimal: the float product of an awarded power such as 1.005 MW and
+// a price in cents can land a hair below a half cent and round the wrong
+// way. mw is read as its shortest decimal form.
+func Payment(price Price, mw float64, units int64) Price {
+	v := decimal.New(int64(price), 0).Mul(decimal.NewFromFloat(mw)).Mul(decimal.New(units, 0))
+	return Price(v.Round(0).IntPart())
+}
 
 // String writes the price with at most two decimals.
 func (p Price) String() string {

@@ -90,3 +90,22 @@ func FuzzParsePrice(f *testing.F) {
 		}
 	})
 }
+
+// TestPayment: MW x price x units to the cent, half away from zero, in
+// decimal: 1.005 MW x 1 EUR is 100.5 cents, which the float product
+// (100.49999999999999) would round down.
+func TestPayment(t *testing.T) {
+	for _, c := range []struct {
+		price Price
+		mw    float64
+		units int64
+		want  Price
+	}{
+		{100, 1.005, 1, 101}, {-100, 1.005, 1, -101}, {310, 10, 4, 12400}, {1234, 3, 1, 3702},
+		{333, 1.234, 4, 1644}, {6520, 2.5, 1, 16300}, {100, 0, 5, 0}, {1, 0.001, 3, 0},
+	} {
+		if got := Payment(c.price, c.mw, c.units); got != c.want {
+			t.Errorf("Payment(%v, %v, %v) = %v, want %v", c.price, c.mw, c.units, got, c.want)
+		}
+	}
+}

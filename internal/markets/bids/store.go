@@ -92,4 +92,6 @@ type Outcome struct {
 	AwardedMW       *float64
 	SettlementPrice *Price
 	PriceSource     *string
+	SourceDay       *string
+	ClearingNote    *string
 }

@@ -7,6 +7,7 @@ package fcr
 
 import (
 	"context"
+	"time"
 
 	"atcp/internal/assets"
 	"atcp/internal/auth"
@@ -69,4 +70,42 @@ func (s *Service) ValidIntervals(ctx context.Context, v auth.Visibility, assetID
 		return nil, err
 	}
 	return bids.TenderIntervals(q, calendar.FCRWindow, s.clk.Now().UTC())
+}
+
+// Result is one bid's auction result. FCR is pay-as-cleared: an award
+// earns the settlement price of its block.
+type Result struct {
+	bids.Bid
+	// Payment is the capacity payment in EUR: awarded MW x the settlement
+	// price (EUR/MW for the block), for a SUCCESSFUL bid; nil otherwise.
+	Payment *bids.Price
+}
+
+// Results returns the results of the asset's bids overlapping
+// [start, end) (either bound optional).
+func (s *Service) Results(ctx context.Context, v auth.Visibility, assetID string, start, end *time.Time) ([]Result, error) {
+	list, err := s.List(ctx, v, assetID, start, end, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, len(list))
+	for i, b := range list {
+		out[i] = Result{Bid: b, Payment: Payment(b)}
+	}
+	return out, nil
+}
+
+// Payment is what a SUCCESSFUL FCR bid earns: awarded MW x the settlement
+// price of its block (a price per MW and block, whatever the block's
+// hours). It is nil for any other bid.
+func Payment(b bids.Bid) *bids.Price {
+	if b.Status != bids.Successful || b.SettlementPrice == nil {
+		return nil
+	}
+	awarded := b.OfferedMW
+	if b.AwardedMW != nil {
+		awarded = *b.AwardedMW
+	}
+	p := bids.Payment(*b.SettlementPrice, awarded, 1)
+	return &p
 }

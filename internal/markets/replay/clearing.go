@@ -18,15 +18,40 @@ const (
 	Fallback   Status = "FALLBACK"
 )
 
-// PriceSource says whether a settlement price is a real published number
-// or comes from the model.
+// PriceSource says what a result's figures are: the real published
+// results of its own delivery day, the published results of another day
+// replayed for it, or the model's.
 type PriceSource string
 
 // The price sources.
 const (
+	// Published: the delivery day is a replayed day, cleared with its own
+	// published results.
 	Published PriceSource = "published"
-	Modelled  PriceSource = "modelled"
+	// Replayed: the delivery day has no published results here; it is
+	// cleared with the published results of SourceDay (the replayed day).
+	Replayed PriceSource = "replayed"
+	// Modelled: part of the result comes from the model (an award at
+	// exactly the aFRR marginal price, every aFRR energy activation).
+	Modelled PriceSource = "modelled"
 )
+
+// capacitySource is the price source of a capacity result of delivery day
+// day cleared with the results of srcDay, and the clearing note that says
+// which published figure it was judged against (what is the price of
+// block srcBlock of srcDay, in local time).
+func capacitySource(figure string, day, srcDay calendar.Day, srcBlock int) (PriceSource, string) {
+	b := srcDay.TenderBlocks()[srcBlock]
+	end := b.End.In(calendar.Berlin).Format("15:04")
+	if end == "00:00" {
+		end = "24:00"
+	}
+	label := fmt.Sprintf("%s of %s %s-%s", figure, srcDay, b.Start.In(calendar.Berlin).Format("15:04"), end)
+	if day == srcDay {
+		return Published, "cleared with the published " + label
+	}
+	return Replayed, fmt.Sprintf("no published results for %s here: cleared with the published %s, the replayed day", day, label)
+}
 
 // MarginVolumeMW is the modelled capacity still open at the marginal
 // price of an aFRR capacity block and direction. The published results
@@ -65,7 +90,8 @@ type CapacityOutcome struct {
 	PriceSource PriceSource
 	SourceDay   calendar.Day // the replayed day the result comes from
 	SourceBlock int
-	Note        string
+	// Note says what the result was cleared with (always set).
+	Note string
 }
 
 func checkCapacityBid(b CapacityBid, afrr bool) error {
@@ -103,8 +129,8 @@ func (d *Dataset) ClearFCR(bids []CapacityBid) ([]CapacityOutcome, error) {
 		if !ok {
 			return nil, fmt.Errorf("bid %s: no FCR result for %s block %d", b.ID, srcDay, srcBlock)
 		}
-		o := CapacityOutcome{BidID: b.ID, Status: Rejected, ClearingPrice: res.SettlementPriceDE, PriceSource: Published,
-			SourceDay: srcDay, SourceBlock: srcBlock}
+		o := CapacityOutcome{BidID: b.ID, Status: Rejected, ClearingPrice: res.SettlementPriceDE, SourceDay: srcDay, SourceBlock: srcBlock}
+		o.PriceSource, o.Note = capacitySource("German FCR settlement price", day, srcDay, srcBlock)
 		if b.Price <= res.SettlementPriceDE {
 			o.Status, o.AwardedMW, o.SettlementPrice = Successful, b.PowerMW, res.SettlementPriceDE
 			o.RevenueEUR = cents(b.PowerMW * res.SettlementPriceDE)
@@ -147,8 +173,8 @@ func (d *Dataset) ClearAFRRCapacity(bids []CapacityBid) ([]CapacityOutcome, erro
 			return nil, fmt.Errorf("bid %s: no aFRR capacity result for %s %s block %d", b.ID, srcDay, b.Direction, srcBlock)
 		}
 		hours[i] = b.Interval.Duration().Hours()
-		o := CapacityOutcome{BidID: b.ID, Status: Rejected, ClearingPrice: res.MarginalDE, PriceSource: Published,
-			SourceDay: srcDay, SourceBlock: srcBlock}
+		o := CapacityOutcome{BidID: b.ID, Status: Rejected, ClearingPrice: res.MarginalDE, SourceDay: srcDay, SourceBlock: srcBlock}
+		o.PriceSource, o.Note = capacitySource("German aFRR marginal price ("+string(b.Direction)+")", day, srcDay, srcBlock)
 		switch {
 		case b.Price < res.MarginalDE:
 			o.Status, o.AwardedMW, o.SettlementPrice = Successful, b.PowerMW, b.Price
@@ -170,7 +196,10 @@ func (d *Dataset) ClearAFRRCapacity(bids []CapacityBid) ([]CapacityOutcome, erro
 			day, block, _ := BlockOf(b.Interval)
 			share := min(1, MarginVolumeMW/margins[afrrKey{day, b.Direction, block}].requested)
 			o.AwardedMW = math.Floor(b.PowerMW*share*1000) / 1000
-			o.Note = fmt.Sprintf("priced at the marginal price: pro-rata share %.4g of a modelled %.4g MW margin", share, MarginVolumeMW)
+			// The published results do not say how much of the marginal
+			// bid was taken: the award is the model's.
+			o.PriceSource = Modelled
+			o.Note += fmt.Sprintf("; priced at the marginal price: pro-rata share %.4g of a modelled %.4g MW margin", share, MarginVolumeMW)
 			if o.AwardedMW > 0 {
 				o.Status, o.SettlementPrice = Successful, b.Price
 			}

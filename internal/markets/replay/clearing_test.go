@@ -23,18 +23,26 @@ func TestClearFCR(t *testing.T) {
 		revenue float64
 		clear   float64
 		srcDay  string
+		source  PriceSource
+		note    string
 	}{
 		// 2026-02-02 04-08 settled at 65.20 EUR/MW in Germany.
-		{"below", CapacityBid{ID: "a", Interval: block("2026-02-02", 1), PowerMW: 3, Price: 10}, Successful, 3, 65.2, 195.6, 65.2, "2026-02-02"},
-		{"equal", CapacityBid{ID: "b", Interval: block("2026-02-02", 1), PowerMW: 2, Price: 65.2}, Successful, 2, 65.2, 130.4, 65.2, "2026-02-02"},
-		{"above", CapacityBid{ID: "c", Interval: block("2026-02-02", 1), PowerMW: 2, Price: 65.21}, Rejected, 0, 0, 0, 65.2, "2026-02-02"},
-		{"zero price", CapacityBid{ID: "d", Interval: block("2026-02-02", 0), PowerMW: 1, Price: 0}, Successful, 1, 42.9, 42.9, 42.9, "2026-02-02"},
+		{"below", CapacityBid{ID: "a", Interval: block("2026-02-02", 1), PowerMW: 3, Price: 10}, Successful, 3, 65.2, 195.6, 65.2, "2026-02-02",
+			Published, "cleared with the published German FCR settlement price of 2026-02-02 04:00-08:00"},
+		{"equal", CapacityBid{ID: "b", Interval: block("2026-02-02", 1), PowerMW: 2, Price: 65.2}, Successful, 2, 65.2, 130.4, 65.2, "2026-02-02", Published, "04:00-08:00"},
+		{"above", CapacityBid{ID: "c", Interval: block("2026-02-02", 1), PowerMW: 2, Price: 65.21}, Rejected, 0, 0, 0, 65.2, "2026-02-02", Published, "04:00-08:00"},
+		{"zero price", CapacityBid{ID: "d", Interval: block("2026-02-02", 0), PowerMW: 1, Price: 0}, Successful, 1, 42.9, 42.9, 42.9, "2026-02-02", Published, "00:00-04:00"},
 		// The bidding day has its own result: DE decoupled at 19 (cross-border 45.42).
-		{"bidding day", CapacityBid{ID: "e", Interval: block("2026-02-01", 0), PowerMW: 1, Price: 20}, Rejected, 0, 0, 0, 19, "2026-02-01"},
-		{"other day", CapacityBid{ID: "f", Interval: block("2026-05-12", 5), PowerMW: 4, Price: 48}, Successful, 4, 48, 192, 48, "2026-02-02"},
+		{"bidding day", CapacityBid{ID: "e", Interval: block("2026-02-01", 0), PowerMW: 1, Price: 20}, Rejected, 0, 0, 0, 19, "2026-02-01",
+			Published, "published German FCR settlement price of 2026-02-01 00:00-04:00"},
+		// Every other day is cleared with the replayed day's prices.
+		{"other day", CapacityBid{ID: "f", Interval: block("2026-05-12", 5), PowerMW: 4, Price: 48}, Successful, 4, 48, 192, 48, "2026-02-02",
+			Replayed, "no published results for 2026-05-12 here: cleared with the published German FCR settlement price of 2026-02-02 20:00-24:00, the replayed day"},
 		// The 3-hour spring block and 5-hour autumn block replay the 00-04 price per block.
-		{"spring block", CapacityBid{ID: "g", Interval: block("2026-03-29", 0), PowerMW: 1, Price: 42.9}, Successful, 1, 42.9, 42.9, 42.9, "2026-02-02"},
-		{"autumn block", CapacityBid{ID: "h", Interval: block("2026-10-25", 0), PowerMW: 1, Price: 42.91}, Rejected, 0, 0, 0, 42.9, "2026-02-02"},
+		{"spring block", CapacityBid{ID: "g", Interval: block("2026-03-29", 0), PowerMW: 1, Price: 42.9}, Successful, 1, 42.9, 42.9, 42.9, "2026-02-02",
+			Replayed, "2026-03-29 here: cleared with the published German FCR settlement price of 2026-02-02 00:00-04:00"},
+		{"autumn block", CapacityBid{ID: "h", Interval: block("2026-10-25", 0), PowerMW: 1, Price: 42.91}, Rejected, 0, 0, 0, 42.9, "2026-02-02",
+			Replayed, "2026-10-25 here: cleared with the published German FCR settlement price of 2026-02-02 00:00-04:00"},
 	}
 	bids := make([]CapacityBid, len(cases))
 	for i, c := range cases {
@@ -47,7 +55,8 @@ func TestClearFCR(t *testing.T) {
 	for i, c := range cases {
 		o := out[i]
 		if o.BidID != c.bid.ID || o.Status != c.status || o.AwardedMW != c.awarded || o.SettlementPrice != c.price ||
-			o.RevenueEUR != c.revenue || o.ClearingPrice != c.clear || o.PriceSource != Published || o.SourceDay.String() != c.srcDay {
+			o.RevenueEUR != c.revenue || o.ClearingPrice != c.clear || o.PriceSource != c.source || o.SourceDay.String() != c.srcDay ||
+			!strings.Contains(o.Note, c.note) {
 			t.Errorf("%s: %+v", c.name, o)
 		}
 	}
@@ -91,19 +100,25 @@ func TestClearAFRRCapacity(t *testing.T) {
 		revenue float64
 	}
 	cases := []struct {
-		name string
-		bid  CapacityBid
-		want want
+		name   string
+		bid    CapacityBid
+		want   want
+		source PriceSource
+		note   string
 	}{
-		{"below: own price x MW x 4 h", CapacityBid{ID: "a", Interval: block("2026-02-02", 2), Direction: Pos, PowerMW: 10, Price: 12.5}, want{Successful, 10, 12.5, 500}},
-		{"above", CapacityBid{ID: "b", Interval: block("2026-02-02", 2), Direction: Pos, PowerMW: 10, Price: 30.82}, want{Rejected, 0, 0, 0}},
-		{"direction matters", CapacityBid{ID: "c", Interval: block("2026-02-02", 2), Direction: Neg, PowerMW: 10, Price: 12.5}, want{Rejected, 0, 0, 0}},
-		// Alone at the margin with 4 MW <= 5 MW modelled: fully awarded.
-		{"margin, fits", CapacityBid{ID: "d", Interval: block("2026-02-02", 5), Direction: Neg, PowerMW: 4, Price: 2.67}, want{Successful, 4, 2.67, 42.72}},
+		{"below: own price x MW x 4 h", CapacityBid{ID: "a", Interval: block("2026-02-02", 2), Direction: Pos, PowerMW: 10, Price: 12.5}, want{Successful, 10, 12.5, 500},
+			Published, "cleared with the published German aFRR marginal price (pos) of 2026-02-02 08:00-12:00"},
+		{"above", CapacityBid{ID: "b", Interval: block("2026-02-02", 2), Direction: Pos, PowerMW: 10, Price: 30.82}, want{Rejected, 0, 0, 0}, Published, "(pos)"},
+		{"direction matters", CapacityBid{ID: "c", Interval: block("2026-02-02", 2), Direction: Neg, PowerMW: 10, Price: 12.5}, want{Rejected, 0, 0, 0}, Published, "(neg)"},
+		// Alone at the margin with 4 MW <= 5 MW modelled: fully awarded,
+		// by the model.
+		{"margin, fits", CapacityBid{ID: "d", Interval: block("2026-02-02", 5), Direction: Neg, PowerMW: 4, Price: 2.67}, want{Successful, 4, 2.67, 42.72},
+			Modelled, "2026-02-02 20:00-24:00; priced at the marginal price: pro-rata share 1 of a modelled 5 MW margin"},
 		// Spring: 3-hour block at the 00-04 marginal 3.32: 2 MW x 3.32 x 3 h.
-		{"spring 3 h", CapacityBid{ID: "e", Interval: block("2026-03-29", 0), Direction: Neg, PowerMW: 2, Price: 3}, want{Successful, 2, 3, 18}},
+		{"spring 3 h", CapacityBid{ID: "e", Interval: block("2026-03-29", 0), Direction: Neg, PowerMW: 2, Price: 3}, want{Successful, 2, 3, 18},
+			Replayed, "no published results for 2026-03-29 here: cleared with the published German aFRR marginal price (neg) of 2026-02-02 00:00-04:00, the replayed day"},
 		// Autumn: 5 hours.
-		{"autumn 5 h", CapacityBid{ID: "f", Interval: block("2026-10-25", 0), Direction: Neg, PowerMW: 2, Price: 3}, want{Successful, 2, 3, 30}},
+		{"autumn 5 h", CapacityBid{ID: "f", Interval: block("2026-10-25", 0), Direction: Neg, PowerMW: 2, Price: 3}, want{Successful, 2, 3, 30}, Replayed, "2026-10-25"},
 	}
 	bids := make([]CapacityBid, len(cases))
 	for i, c := range cases {
@@ -116,8 +131,8 @@ func TestClearAFRRCapacity(t *testing.T) {
 	for i, c := range cases {
 		o := out[i]
 		got := want{o.Status, o.AwardedMW, o.SettlementPrice, o.RevenueEUR}
-		if got != c.want || o.PriceSource != Published || o.BidID != c.bid.ID {
-			t.Errorf("%s: %+v, want %+v", c.name, o, c.want)
+		if got != c.want || o.PriceSource != c.source || o.BidID != c.bid.ID || !strings.Contains(o.Note, c.note) {
+			t.Errorf("%s: %+v, want %+v %s %q", c.name, o, c.want, c.source, c.note)
 		}
 	}
 }
@@ -150,8 +165,13 @@ func TestAFRRCapacityProRataAtTheMargin(t *testing.T) {
 			t.Errorf("%s awarded %v (%s), want %v", out[i].BidID, out[i].AwardedMW, out[i].Status, want)
 		}
 	}
-	if out[0].RevenueEUR != 2.5*30.81*4 || !strings.Contains(out[0].Note, "pro-rata") {
-		t.Errorf("margin revenue or note: %+v", out[0])
+	if out[0].RevenueEUR != 2.5*30.81*4 || !strings.Contains(out[0].Note, "pro-rata share 0.25") || out[0].PriceSource != Modelled {
+		t.Errorf("margin revenue, note or source: %+v", out[0])
+	}
+	// Below the margin the award is the published price's; another
+	// delivery day's margin is modelled all the same.
+	if out[3].PriceSource != Published || out[4].PriceSource != Modelled || !strings.Contains(out[4].Note, "no published results for 2026-02-03") {
+		t.Errorf("sources: %+v %+v", out[3], out[4])
 	}
 	// A share rounding to under 1 kW is no award.
 	if out[6].Status != Rejected || out[6].AwardedMW != 0 || out[5].AwardedMW > 5 {
@@ -256,8 +276,9 @@ func TestClearAFRREnergy(t *testing.T) {
 		status Status
 		note   string
 	}{
-		{"pos within marginal", EnergyBid{ID: "p1", Period: posP, Direction: Pos, PowerMW: 10, Price: posC.MarginalPrice}, Successful, ""},
-		{"pos below marginal", EnergyBid{ID: "p2", Period: posP, Direction: Pos, PowerMW: 10, Price: posC.MarginalPrice - 100}, Successful, ""},
+		{"pos within marginal", EnergyBid{ID: "p1", Period: posP, Direction: Pos, PowerMW: 10, Price: posC.MarginalPrice}, Successful,
+			"modelled from the replayed quarter-hour " + posC.Source.String() + " (local time): activated for a modelled share"},
+		{"pos below marginal", EnergyBid{ID: "p2", Period: posP, Direction: Pos, PowerMW: 10, Price: posC.MarginalPrice - 100}, Successful, "paid the marginal price"},
 		{"pos beyond marginal", EnergyBid{ID: "p3", Period: posP, Direction: Pos, PowerMW: 10, Price: posC.MarginalPrice + 0.01}, Rejected, "beyond"},
 		{"neg in a pos quarter-hour", EnergyBid{ID: "p4", Period: posP, Direction: Neg, PowerMW: 10, Price: -15000}, Rejected, "other direction"},
 		// neg: platform convention, provider receives the price; the TSO

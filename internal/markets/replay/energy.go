@@ -71,7 +71,9 @@ type EnergyOutcome struct {
 	RevenueEUR      float64 // ActivatedMWh x SettlementPrice, rounded to cents; negative: the provider pays
 	PriceSource     PriceSource
 	Source          QuarterHour
-	Note            string
+	// Note names the replayed quarter-hour and says how the bid fared
+	// (always set).
+	Note string
 }
 
 // activation is the precomputed modelled activation of a source
@@ -198,7 +200,9 @@ func ApplyEnergy(c QuarterHourClearing, b EnergyBid) EnergyOutcome {
 		o.ActivatedMW = math.Floor(b.PowerMW*c.ActivationShare*1000) / 1000
 		o.ActivatedMWh = o.ActivatedMW * calendar.PeriodLength.Hours()
 		o.RevenueEUR = cents(o.ActivatedMWh * c.MarginalPrice)
+		o.Note = fmt.Sprintf("activated for a modelled share %.4g of the offered power, paid the marginal price (reBAP)", c.ActivationShare)
 	}
+	o.Note = fmt.Sprintf("modelled from the replayed quarter-hour %s (local time): %s", c.Source, o.Note)
 	return o
 }
 

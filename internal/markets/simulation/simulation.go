@@ -16,7 +16,9 @@
 //   - Clearing: fifteen minutes after the gate the auction of the
 //     delivery day is cleared with the replayed day's published results
 //     (package replay) and every SUBMITTED bid becomes SUCCESSFUL (with its
-//     awarded power and settlement price) or REJECTED.
+//     awarded power and settlement price) or REJECTED. Each result records
+//     its price source (published, replayed or modelled), the replayed day
+//     it comes from and a note saying what it was cleared with.
 //
 //   - aFRR energy: a quarter-hour's energy bids are forwarded at its
 //     closure (25 minutes before delivery) and, once the quarter-hour has
@@ -235,9 +237,9 @@ func clearCapacity(data *replay.Dataset, cm capacityMarket, due []bids.Bid) ([]b
 	}
 	out := make([]bids.Outcome, len(results))
 	for i, r := range results {
-		o := bids.Outcome{Ref: bids.Ref{AssetID: due[i].AssetID, ID: due[i].ID}, Status: bids.Rejected}
-		source := string(r.PriceSource)
-		o.PriceSource = &source
+		source, day, note := string(r.PriceSource), r.SourceDay.String(), r.Note
+		o := bids.Outcome{Ref: bids.Ref{AssetID: due[i].AssetID, ID: due[i].ID}, Status: bids.Rejected,
+			PriceSource: &source, SourceDay: &day, ClearingNote: &note}
 		if r.Status == replay.Successful {
 			awarded := r.AwardedMW
 			price := bids.Price(math.Round(r.SettlementPrice * 100))
@@ -315,9 +317,9 @@ func activateEnergy(data *replay.Dataset, delivered []bids.Bid) ([]bids.Outcome,
 		}
 		activated := r.ActivatedMW
 		price := bids.Price(math.Round(r.SettlementPrice * 100))
-		source := string(r.PriceSource)
+		source, day, note := string(r.PriceSource), r.Source.Day.String(), r.Note
 		out[i] = bids.Outcome{Ref: bids.Ref{AssetID: delivered[i].AssetID, ID: delivered[i].ID}, Status: status,
-			AwardedMW: &activated, SettlementPrice: &price, PriceSource: &source}
+			AwardedMW: &activated, SettlementPrice: &price, PriceSource: &source, SourceDay: &day, ClearingNote: &note}
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package simulation_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -434,5 +435,76 @@ func TestAwardObligationFallsBackToTheBackupMarket(t *testing.T) {
 		if own != 1 || fallback != 1 {
 			t.Fatalf("own %d, backup-market %d: %+v", own, fallback, out.Bids)
 		}
+	})
+}
+
+// TestResultsSayWhatTheyAre: each result says what its figures are.
+// Delivery day 2026-02-02 is the replayed day: published, its own
+// prices. 2026-02-03 has no published results and is cleared with
+// 2026-02-02's: replayed. An aFRR award at exactly the marginal price is
+// the model's share of a modelled margin: modelled. FCR results carry the
+// capacity payment (awarded MW x settlement price per block).
+func TestResultsSayWhatTheyAre(t *testing.T) {
+	data, err := replay.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	feb3 := [2]string{"2026-02-02T23:00:00Z", "2026-02-03T03:00:00Z"}
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		h, as := setupAsset(t, b, func(a *assets.Asset) {
+			a.FCREnabled, a.FCRPrequalifiedMW = true, 10
+			a.AFRREnabled, a.AFRRPrequalifiedNegMW = true, 10
+		})
+		fcrhttp.Register(h.Server, fcr.NewService(as, b.Bids(), h.Clock, fcr.Config{}))
+		afrrhttp.RegisterCapacity(h.Server, afrr.NewCapacityService(as, b.Bids(), h.Clock))
+		market := simulation.New(b.Bids(), data, nil)
+		token := h.TokenFor("acme", auth.MarketRead, auth.MarketWrite)
+		const capacity = "/v1/assets/bess-1/markets/afrr/capacity/bids"
+		capBid := func(block [2]string, price float64, mw int) map[string]any {
+			return map[string]any{"start_time": block[0], "end_time": block[1], "product": "neg",
+				"capacity_price_eur_per_mw": price, "energy_price_eur_per_mwh": 50, "offered_power_mw": mw}
+		}
+		h.Do(http.MethodPost, path, token, map[string]any{"bids": []any{bid(block1, 30, 4), bid(feb3, 30, 3)}}).Expect(t, http.StatusCreated, "")
+		// NEG 00-04 of 2026-02-02: marginal 3.32; 04-08: 2.65.
+		h.Do(http.MethodPost, capacity, token, map[string]any{"bids": []any{capBid(block1, 3, 6), capBid(block2, 2.65, 4), capBid(feb3, 3, 2)}}).
+			Expect(t, http.StatusCreated, "")
+		// Both delivery days' auctions: 2026-02-02's on the 1st, 2026-02-03's on the 2nd.
+		for _, when := range []string{"2026-02-01T07:35:00Z", "2026-02-01T08:15:00Z", "2026-02-02T07:35:00Z", "2026-02-02T08:15:00Z"} {
+			h.Clock.Set(at(when))
+			for _, job := range []func(context.Context, time.Time) error{market.Forward, market.Clear} {
+				if err := job(ctx, at(when)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		results := func(p string) map[string]map[string]any {
+			var out struct {
+				Results []map[string]any `json:"results"`
+			}
+			h.Do(http.MethodGet, p, h.TokenFor("acme", auth.MarketRead), nil).Expect(t, http.StatusOK, "").JSON(t, &out)
+			m := map[string]map[string]any{}
+			for _, r := range out.Results {
+				m[r["start_time"].(string)] = r
+			}
+			return m
+		}
+		check := func(name string, r map[string]any, status, source, day, note string, payment any) {
+			t.Helper()
+			n, _ := r["clearing_note"].(string)
+			if r["status"] != status || r["price_source"] != source || r["source_day"] != day || !strings.Contains(n, note) ||
+				r["capacity_payment_eur"] != payment {
+				t.Errorf("%s: %v", name, r)
+			}
+		}
+		f := results("/v1/assets/bess-1/markets/fcr/results")
+		check("FCR replayed day", f[block1[0]], "SUCCESSFUL", "published", "2026-02-02",
+			"cleared with the published German FCR settlement price of 2026-02-02 00:00-04:00", 4*42.9)
+		check("FCR other day", f[feb3[0]], "SUCCESSFUL", "replayed", "2026-02-02",
+			"no published results for 2026-02-03 here: cleared with the published German FCR settlement price of 2026-02-02 00:00-04:00", 3*42.9)
+		a := results("/v1/assets/bess-1/markets/afrr/capacity/results")
+		check("aFRR replayed day", a[block1[0]], "SUCCESSFUL", "published", "2026-02-02", "aFRR marginal price (neg) of 2026-02-02 00:00-04:00", 6*3*4.0)
+		check("aFRR at the margin", a[block2[0]], "SUCCESSFUL", "modelled", "2026-02-02", "pro-rata share 1 of a modelled 5 MW margin", 4*2.65*4)
+		check("aFRR other day", a[feb3[0]], "SUCCESSFUL", "replayed", "2026-02-02", "no published results for 2026-02-03", 2*3*4.0)
 	})
 }

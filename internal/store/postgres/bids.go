@@ -247,9 +247,11 @@ func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, a
 			if o.Status == bids.Fallback {
 				from = "status IN ('SUBMITTED', 'PENDING')"
 			}
-			tag, err := tx.Exec(ctx, `UPDATE bids SET status = $1, awarded_power_mw = $2, settlement_price_cents = $3, price_source = $4, updated_at = $5
-				WHERE bid_id = $6::uuid AND asset_id = $7 AND `+from,
-				string(o.Status), o.AwardedMW, sqlutil.Cents(o.SettlementPrice), o.PriceSource, at, o.ID, o.AssetID)
+			tag, err := tx.Exec(ctx, `UPDATE bids SET status = $1, awarded_power_mw = $2, settlement_price_cents = $3, price_source = $4,
+				source_day = $5, clearing_note = $6, updated_at = $7
+				WHERE bid_id = $8::uuid AND asset_id = $9 AND `+from,
+				string(o.Status), o.AwardedMW, sqlutil.Cents(o.SettlementPrice), o.PriceSource, o.SourceDay, o.ClearingNote,
+				at, o.ID, o.AssetID)
 			if err != nil {
 				return err
 			}

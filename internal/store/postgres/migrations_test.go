@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"io/fs"
 	"net/url"
 	"os"
@@ -22,38 +23,11 @@ import (
 // ATCP_TEST_DATABASE_URL names a PostgreSQL server, like the shared store
 // tests.
 func TestSigningKeyMigrationKeepsTheKey(t *testing.T) {
-	base := os.Getenv("ATCP_TEST_DATABASE_URL")
-	if base == "" {
+	db, p := unmigrated(t)
+	if db == nil {
 		return
 	}
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	schema := "atcp_test_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-	u, _ := url.Parse(base)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	db, err := Open(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-
-	sqlDB := stdlib.OpenDBFromPool(db.pool)
-	defer sqlDB.Close()
-	sub, _ := fs.Sub(migrations, "migrations")
-	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, sub)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := p.UpTo(ctx, 13); err != nil {
 		t.Fatal(err)
 	}
@@ -97,3 +71,107 @@ func TestSigningKeyMigrationKeepsTheKey(t *testing.T) {
 		t.Fatalf("after down and up: %+v, %v", keys, err)
 	}
 }
+
+// unmigrated opens a fresh schema of the server ATCP_TEST_DATABASE_URL
+// names, dropped after the test, and a migration provider on it; nil when
+// the variable is unset.
+func unmigrated(t *testing.T) (*DB, *goose.Provider) {
+	t.Helper()
+	base := os.Getenv("ATCP_TEST_DATABASE_URL")
+	if base == "" {
+		return nil, nil
+	}
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close(context.Background()) })
+	schema := "atcp_test_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE") })
+	u, _ := url.Parse(base)
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	db, err := Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	t.Cleanup(func() { sqlDB.Close() })
+	sub, _ := fs.Sub(migrations, "migrations")
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, p
+}
+
+// TestBidSourceMigration: bids cleared before migration 00015 said
+// "published" for every delivery day; after it, those of days other than
+// the replayed days say "replayed", and every cleared bid names its
+// source day (2026-02-01 for that delivery day, 2026-02-02 otherwise).
+func TestBidSourceMigration(t *testing.T) {
+	db, p := unmigrated(t)
+	if db == nil {
+		return
+	}
+	ctx := context.Background()
+	if _, err := p.UpTo(ctx, 14); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.pool.Exec(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ('acme', 'Acme', now())`); err != nil {
+		t.Fatal(err)
+	}
+	// Delivery day 2026-02-01 starts 2026-01-31T23:00Z, 2026-02-02 at
+	// 2026-02-01T23:00Z, 2026-02-03 at 2026-02-02T23:00Z.
+	rows := []struct {
+		id, start        string
+		source           *string
+		wantSrc, wantDay sql.NullString
+	}{
+		{"before", "2026-01-31T19:00:00Z", ptr("published"), valid("replayed"), valid("2026-02-02")},
+		{"feb1", "2026-01-31T23:00:00Z", ptr("published"), valid("published"), valid("2026-02-01")},
+		{"feb2", "2026-02-02T19:00:00Z", ptr("published"), valid("published"), valid("2026-02-02")},
+		{"feb3", "2026-02-02T23:00:00Z", ptr("published"), valid("replayed"), valid("2026-02-02")},
+		{"modelled", "2026-02-01T10:00:00Z", ptr("modelled"), valid("modelled"), valid("2026-02-01")},
+		{"pending", "2026-02-05T23:00:00Z", nil, sql.NullString{}, sql.NullString{}},
+	}
+	ids := map[string]string{}
+	for _, r := range rows {
+		start, _ := time.Parse(time.RFC3339, r.start)
+		ids[r.id] = uuid.NewString()
+		if _, err := db.pool.Exec(ctx, `INSERT INTO bids (bid_id, organization_id, asset_id, market, product, start_time, end_time,
+			offered_power_mw, status, price_source, created_at, updated_at) VALUES ($1, 'acme', 'a1', 'fcr', 'sym', $2, $3, 1, 'SUBMITTED', $4, now(), now())`,
+			ids[r.id], start, start.Add(4*time.Hour), r.source); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.UpTo(ctx, 15); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		var src, day sql.NullString
+		if err := db.pool.QueryRow(ctx, `SELECT price_source, source_day FROM bids WHERE bid_id = $1`, ids[r.id]).Scan(&src, &day); err != nil {
+			t.Fatal(err)
+		}
+		if src != r.wantSrc || day != r.wantDay {
+			t.Errorf("%s: %v %v, want %v %v", r.id, src, day, r.wantSrc, r.wantDay)
+		}
+	}
+	if _, err := p.DownTo(ctx, 14); err != nil {
+		t.Fatal(err)
+	}
+	var src string
+	if err := db.pool.QueryRow(ctx, `SELECT price_source FROM bids WHERE bid_id = $1`, ids["feb3"]).Scan(&src); err != nil || src != "published" {
+		t.Fatalf("after down: %q %v", src, err)
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+func valid(s string) sql.NullString { return sql.NullString{String: s, Valid: true} }

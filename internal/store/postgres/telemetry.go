@@ -27,27 +27,30 @@ func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Sn
 	ids := make([]string, len(snapshots))
 	ts := make([]time.Time, len(snapshots))
 	payloads := make([][]byte, len(snapshots))
+	tails := make([][]byte, len(snapshots))
 	for i, sn := range snapshots {
-		ids[i], ts[i], payloads[i] = sn.AssetID, sn.Measurements.Timestamp, sqlutil.LatestPayload(sn.Measurements)
+		ids[i], ts[i], payloads[i], tails[i] = sn.AssetID, sn.Measurements.Timestamp, sqlutil.LatestPayload(sn.Measurements), sn.Tail
 	}
-	_, err := s.db.pool.Exec(ctx, `INSERT INTO telemetry_latest (asset_id, ts, payload)
-		SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::bytea[])
-		ON CONFLICT (asset_id) DO UPDATE SET ts = excluded.ts, payload = excluded.payload
-		WHERE excluded.ts >= telemetry_latest.ts`, ids, ts, payloads)
+	_, err := s.db.pool.Exec(ctx, `INSERT INTO telemetry_latest (asset_id, ts, payload, tail)
+		SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::bytea[], $4::bytea[])
+		ON CONFLICT (asset_id) DO UPDATE SET ts = excluded.ts, payload = excluded.payload, tail = excluded.tail
+		WHERE excluded.ts >= telemetry_latest.ts`, ids, ts, payloads, tails)
 	return err
 }
 
 func (s telemetryStore) Latest(ctx context.Context, assetID string) (telemetry.Snapshot, error) {
 	var ts time.Time
-	var payload []byte
-	err := s.db.pool.QueryRow(ctx, `SELECT ts, payload FROM telemetry_latest WHERE asset_id = $1`, assetID).Scan(&ts, &payload)
+	var payload, tail []byte
+	err := s.db.pool.QueryRow(ctx, `SELECT ts, payload, tail FROM telemetry_latest WHERE asset_id = $1`, assetID).Scan(&ts, &payload, &tail)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return telemetry.Snapshot{}, errs.NotFoundf("asset %s has not reported any measurement", assetID)
 	}
 	if err != nil {
 		return telemetry.Snapshot{}, err
 	}
-	return sqlutil.SnapshotFromLatest(assetID, ts.UTC(), payload)
+	sn, err := sqlutil.SnapshotFromLatest(assetID, ts.UTC(), payload)
+	sn.Tail = tail
+	return sn, err
 }
 
 func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk) error {

@@ -224,9 +224,11 @@ func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, a
 			if o.Status == bids.Fallback {
 				from = "status IN ('SUBMITTED', 'PENDING')"
 			}
-			res, err := tx.ExecContext(ctx, `UPDATE bids SET status = ?, awarded_power_mw = ?, settlement_price_cents = ?, price_source = ?, updated_at = ?
+			res, err := tx.ExecContext(ctx, `UPDATE bids SET status = ?, awarded_power_mw = ?, settlement_price_cents = ?, price_source = ?,
+				source_day = ?, clearing_note = ?, updated_at = ?
 				WHERE bid_id = ? AND asset_id = ? AND `+from,
-				string(o.Status), o.AwardedMW, sqlutil.Cents(o.SettlementPrice), o.PriceSource, sqlutil.Micros(at), o.ID, o.AssetID)
+				string(o.Status), o.AwardedMW, sqlutil.Cents(o.SettlementPrice), o.PriceSource, o.SourceDay, o.ClearingNote,
+				sqlutil.Micros(at), o.ID, o.AssetID)
 			if err != nil {
 				return err
 			}

@@ -57,3 +57,68 @@ func TestSigningKeyMigrationKeepsTheKey(t *testing.T) {
 		t.Fatalf("after down and up: %+v, %v", keys, err)
 	}
 }
+
+// TestBidSourceMigration: bids cleared before migration 00015 said
+// "published" for every delivery day; after it, those of days other than
+// the replayed days say "replayed", and every cleared bid names its
+// source day (2026-02-01 for that delivery day, 2026-02-02 otherwise).
+func TestBidSourceMigration(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "atcp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sub, _ := fs.Sub(migrations, "migrations")
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.w, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 14); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.w.ExecContext(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ('acme', 'Acme', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	// Delivery day 2026-02-01 starts 2026-01-31T23:00Z, 2026-02-02 at
+	// 2026-02-01T23:00Z, 2026-02-03 at 2026-02-02T23:00Z.
+	rows := []struct {
+		id, start        string
+		source           any
+		wantSrc, wantDay any
+	}{
+		{"before", "2026-01-31T19:00:00Z", "published", "replayed", "2026-02-02"},
+		{"feb1", "2026-01-31T23:00:00Z", "published", "published", "2026-02-01"},
+		{"feb2", "2026-02-02T19:00:00Z", "published", "published", "2026-02-02"},
+		{"feb3", "2026-02-02T23:00:00Z", "published", "replayed", "2026-02-02"},
+		{"modelled", "2026-02-01T10:00:00Z", "modelled", "modelled", "2026-02-01"},
+		{"pending", "2026-02-05T23:00:00Z", nil, nil, nil},
+	}
+	for _, r := range rows {
+		start, _ := time.Parse(time.RFC3339, r.start)
+		if _, err := db.w.ExecContext(ctx, `INSERT INTO bids (bid_id, organization_id, asset_id, market, product, start_time, end_time,
+			offered_power_mw, status, price_source, created_at, updated_at) VALUES (?, 'acme', 'a1', 'fcr', 'sym', ?, ?, 1, 'SUBMITTED', ?, 0, 0)`,
+			r.id, sqlutil.Micros(start), sqlutil.Micros(start.Add(4*time.Hour)), r.source); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.UpTo(ctx, 15); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		var src, day any
+		if err := db.w.QueryRowContext(ctx, `SELECT price_source, source_day FROM bids WHERE bid_id = ?`, r.id).Scan(&src, &day); err != nil {
+			t.Fatal(err)
+		}
+		if src != r.wantSrc || day != r.wantDay {
+			t.Errorf("%s: %v %v, want %v %v", r.id, src, day, r.wantSrc, r.wantDay)
+		}
+	}
+	if _, err := p.DownTo(ctx, 14); err != nil {
+		t.Fatal(err)
+	}
+	var src string
+	if err := db.w.QueryRowContext(ctx, `SELECT price_source FROM bids WHERE bid_id = 'feb3'`).Scan(&src); err != nil || src != "published" {
+		t.Fatalf("after down: %q %v", src, err)
+	}
+}

@@ -25,8 +25,8 @@ func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Sn
 		return nil
 	}
 	return s.db.tx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO telemetry_latest (asset_id, ts, payload) VALUES (?, ?, ?)
-			ON CONFLICT (asset_id) DO UPDATE SET ts = excluded.ts, payload = excluded.payload
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO telemetry_latest (asset_id, ts, payload, tail) VALUES (?, ?, ?, ?)
+			ON CONFLICT (asset_id) DO UPDATE SET ts = excluded.ts, payload = excluded.payload, tail = excluded.tail
 			WHERE excluded.ts >= telemetry_latest.ts`)
 		if err != nil {
 			return err
@@ -34,7 +34,7 @@ func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Sn
 		defer stmt.Close()
 		for _, sn := range snapshots {
 			if _, err := stmt.ExecContext(ctx, sn.AssetID, sqlutil.Micros(sn.Measurements.Timestamp),
-				sqlutil.LatestPayload(sn.Measurements)); err != nil {
+				sqlutil.LatestPayload(sn.Measurements), sn.Tail); err != nil {
 				return err
 			}
 		}
@@ -44,15 +44,17 @@ func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Sn
 
 func (s telemetryStore) Latest(ctx context.Context, assetID string) (telemetry.Snapshot, error) {
 	var ts int64
-	var payload []byte
-	err := s.db.r.QueryRowContext(ctx, `SELECT ts, payload FROM telemetry_latest WHERE asset_id = ?`, assetID).Scan(&ts, &payload)
+	var payload, tail []byte
+	err := s.db.r.QueryRowContext(ctx, `SELECT ts, payload, tail FROM telemetry_latest WHERE asset_id = ?`, assetID).Scan(&ts, &payload, &tail)
 	if errors.Is(err, sql.ErrNoRows) {
 		return telemetry.Snapshot{}, errs.NotFoundf("asset %s has not reported any measurement", assetID)
 	}
 	if err != nil {
 		return telemetry.Snapshot{}, err
 	}
-	return sqlutil.SnapshotFromLatest(assetID, sqlutil.FromMicros(ts), payload)
+	sn, err := sqlutil.SnapshotFromLatest(assetID, sqlutil.FromMicros(ts), payload)
+	sn.Tail = tail
+	return sn, err
 }
 
 func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk) error {

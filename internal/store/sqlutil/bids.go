@@ -10,8 +10,8 @@ import (
 // BidValues. Both backends build their SQL from it.
 var BidMutable = []string{
 	"idempotency_key", "start_time", "end_time", "capacity_price_cents", "energy_price_cents",
-	"offered_power_mw", "awarded_power_mw", "status", "settlement_price_cents", "price_source", "submitted_at",
-	"edit_type", "edit_status", "edit_attempted_at", "edit_offered_power_mw", "edit_capacity_price_cents",
+	"offered_power_mw", "awarded_power_mw", "status", "settlement_price_cents", "price_source", "source_day", "clearing_note",
+	"submitted_at", "edit_type", "edit_status", "edit_attempted_at", "edit_offered_power_mw", "edit_capacity_price_cents",
 	"edit_energy_price_cents", "edit_failure_reason", "edit_failure_detail", "updated_at",
 }
 
@@ -42,7 +42,8 @@ type BidInstants struct {
 func BidValues(b bids.Bid, at BidInstants) []any {
 	vals := []any{
 		b.IdempotencyKey, at.Start, at.End, Cents(b.CapacityPrice), Cents(b.EnergyPrice),
-		b.OfferedMW, b.AwardedMW, string(b.Status), Cents(b.SettlementPrice), b.PriceSource, at.SubmittedAt,
+		b.OfferedMW, b.AwardedMW, string(b.Status), Cents(b.SettlementPrice), b.PriceSource, b.SourceDay, b.ClearingNote,
+		at.SubmittedAt,
 	}
 	if e := b.LastEdit; e != nil {
 		vals = append(vals, e.EditType, e.Status, at.EditAttemptedAt, e.RequestedValues.OfferedMW,
@@ -69,7 +70,7 @@ type BidRow struct {
 func (r *BidRow) Targets(b *bids.Bid, createdAt, start, end, submittedAt, editAttemptedAt, updatedAt any) []any {
 	return []any{&b.ID, &b.OrganizationID, &b.AssetID, &r.market, &r.product, createdAt,
 		&b.IdempotencyKey, start, end, &r.capPrice, &r.energyPrice,
-		&b.OfferedMW, &b.AwardedMW, &r.status, &r.settle, &b.PriceSource, submittedAt,
+		&b.OfferedMW, &b.AwardedMW, &r.status, &r.settle, &b.PriceSource, &b.SourceDay, &b.ClearingNote, submittedAt,
 		&r.editType, &r.editStatus, editAttemptedAt, &r.editMW, &r.editCap, &r.editCents, &r.failReason, &r.failDetail, updatedAt}
 }
 

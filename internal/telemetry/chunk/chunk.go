@@ -131,16 +131,38 @@ func (e *Encoder) Append(t int64, values []float64) error {
 
 // AppendTo appends the chunk as it stands to dst.
 func (e *Encoder) AppendTo(dst []byte) []byte {
+	scratch := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(scratch)
+	return e.appendTo(dst, scratch)
+}
+
+// AppendRawTo appends the chunk as it stands to dst without deflating any
+// stream: a valid chunk, larger, but framed at the cost of a copy. It
+// suits a short chunk written far more often than it is read (the
+// recorder's unflushed tail, each second).
+func (e *Encoder) AppendRawTo(dst []byte) []byte { return e.appendTo(dst, nil) }
+
+// appendTo frames every stream, deflating those that shrink when scratch
+// is not nil.
+func (e *Encoder) appendTo(dst []byte, scratch *bytes.Buffer) []byte {
 	dst = append(dst, Version)
 	dst = binary.AppendUvarint(dst, uint64(e.n))
 	dst = binary.AppendUvarint(dst, uint64(len(e.cols)))
-	scratch := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(scratch)
 	dst = e.times.appendFramed(dst, scratch)
 	for i := range e.cols {
 		dst = e.cols[i].appendFramed(dst, scratch)
 	}
 	return dst
+}
+
+// Reset empties the encoder for rows of the same columns, keeping its
+// buffers.
+func (e *Encoder) Reset() {
+	e.times = stream{ints: true, buf: e.times.buf[:0]}
+	for i := range e.cols {
+		e.cols[i] = stream{buf: e.cols[i].buf[:0]}
+	}
+	e.n, e.last = 0, 0
 }
 
 // stream is the token stream of one column (or of the timestamps, ints).
@@ -211,7 +233,8 @@ func (s *stream) flush() {
 }
 
 // appendFramed appends the stream with its pending run, deflated when
-// that is shorter, behind its header (length<<1 | deflated).
+// scratch is given and that is shorter, behind its header (length<<1 |
+// deflated).
 func (s *stream) appendFramed(dst []byte, scratch *bytes.Buffer) []byte {
 	raw := s.buf
 	if s.pendCount > 0 {
@@ -219,7 +242,7 @@ func (s *stream) appendFramed(dst []byte, scratch *bytes.Buffer) []byte {
 		raw = binary.AppendUvarint(s.buf, s.pendCount<<2|s.pendKind)
 		s.buf = raw[:len(s.buf)]
 	}
-	if len(raw) >= deflateMin {
+	if scratch != nil && len(raw) >= deflateMin {
 		scratch.Reset()
 		w := writerPool.Get().(*flate.Writer)
 		w.Reset(scratch)

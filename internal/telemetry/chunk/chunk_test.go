@@ -128,6 +128,55 @@ func TestEncoderIncremental(t *testing.T) {
 	}
 }
 
+// TestEncoderRawAndReset: AppendRawTo frames the same rows as AppendTo,
+// undeflated, and decodes to them; a Reset encoder starts a new chunk
+// whose first row may come at any time, earlier ones included.
+func TestEncoderRawAndReset(t *testing.T) {
+	e := chunk.NewEncoder(2)
+	rows := func(from, n int) chunk.Block {
+		b := chunk.Block{Columns: [][]float64{nil, nil}}
+		for i := from; i < from+n; i++ {
+			v := []float64{math.Sin(float64(i)) * 1000, float64(i % 3)}
+			if err := e.Append(int64(i*1000), v); err != nil {
+				t.Fatal(err)
+			}
+			b.Times = append(b.Times, int64(i*1000))
+			b.Columns[0], b.Columns[1] = append(b.Columns[0], v[0]), append(b.Columns[1], v[1])
+		}
+		return b
+	}
+	check := func(data []byte, want chunk.Block) {
+		t.Helper()
+		got, err := chunk.Decode(data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Times) != len(want.Times) {
+			t.Fatalf("%d rows, want %d", len(got.Times), len(want.Times))
+		}
+		for i := range want.Times {
+			if got.Times[i] != want.Times[i] || !near(got.Columns[0][i], want.Columns[0][i]) || !near(got.Columns[1][i], want.Columns[1][i]) {
+				t.Fatalf("row %d: %d %v %v", i, got.Times[i], got.Columns[0][i], got.Columns[1][i])
+			}
+		}
+	}
+	want := rows(100, 200)
+	raw, deflated := e.AppendRawTo(nil), e.AppendTo(nil)
+	check(raw, want)
+	check(deflated, want)
+	if len(raw) <= len(deflated) {
+		t.Fatalf("raw %d bytes, deflated %d: nothing was deflated", len(raw), len(deflated))
+	}
+	e.Reset()
+	if e.Len() != 0 {
+		t.Fatalf("reset encoder has %d rows", e.Len())
+	}
+	check(e.AppendRawTo(nil), chunk.Block{Columns: [][]float64{{}, {}}})
+	want = rows(5, 3)
+	check(e.AppendRawTo(nil), want)
+	check(e.AppendTo(nil), want)
+}
+
 func TestDecodeSelectedColumns(t *testing.T) {
 	day := simulatedDay(t, false, 600)
 	data := checkRoundTrip(t, day)

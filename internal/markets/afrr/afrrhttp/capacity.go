@@ -125,7 +125,9 @@ type CapacityResult struct {
 	CapacityPrice   bidshttp.Price  `json:"capacity_price_eur_per_mw" doc:"The bid's own price, which an award earns (pay-as-bid)."`
 	EnergyPrice     bidshttp.Price  `json:"energy_price_eur_per_mwh" doc:"The bid's energy price."`
 	Status          bids.Status     `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
-	PriceSource     *string         `json:"price_source" doc:"Where the clearing came from; null until cleared."`
+	PriceSource     *string         `json:"price_source" doc:"What the figures are: published (the delivery day's own published results; the replayed days 2026-02-01 and 2026-02-02), replayed (the published results of source_day, replayed for a day without its own) or modelled (part of the result is the model's, e.g. an award at exactly the aFRR marginal price); null until cleared."`
+	SourceDay       *string         `json:"source_day" format:"date" doc:"The replayed day whose results cleared the bid; null until cleared."`
+	ClearingNote    *string         `json:"clearing_note" doc:"What the result was cleared with, in words; null until cleared."`
 	CapacityPayment *bidshttp.Price `json:"capacity_payment_eur" doc:"Awarded MW x capacity price x hours of the block, when SUCCESSFUL; null otherwise."`
 }
 
@@ -280,7 +282,7 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 		OperationID: "list-afrr-capacity-results", Method: http.MethodGet, Path: base + "/results", Tags: tags,
 		Summary: "List aFRR capacity auction results",
 		Description: "Per bid overlapping [start_time, end_time) (of product when given): offered and awarded power, the bid's own capacity price (pay-as-bid) and energy price, " +
-			"status, price source and, when SUCCESSFUL, the capacity payment (awarded MW x capacity price x hours of the block, EUR). " +
+			"status, price source, the replayed day the result comes from, the clearing note and, when SUCCESSFUL, the capacity payment (awarded MW x capacity price x hours of the block, EUR). " +
 			"Bids not yet cleared appear with their current status and null award. Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *bidshttp.DirectionalListInput) (*capacityResultsOutput, error) {
@@ -294,6 +296,7 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 			out.Body.Results[i] = CapacityResult{BidID: r.ID, Product: r.Product, StartTime: r.Start, EndTime: r.End,
 				OfferedPowerMW: r.OfferedMW, AwardedPowerMW: r.AwardedMW, CapacityPrice: capacityPriceOf(r.CapacityPrice),
 				EnergyPrice: capacityPriceOf(r.EnergyPrice), Status: r.Status, PriceSource: r.PriceSource,
+				SourceDay: r.SourceDay, ClearingNote: r.ClearingNote,
 				CapacityPayment: bidshttp.PricePtr(r.Payment)}
 		}
 		return out, nil

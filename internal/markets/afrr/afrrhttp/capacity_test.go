@@ -657,9 +657,9 @@ func TestCapacityResults(t *testing.T) {
 		if n, err := e.store.MarkSubmitted(ctx, refs, e.h.Clock.Now()); err != nil || n != 2 {
 			t.Fatal(n, err)
 		}
-		three, marginal, src := 3.0, bids.EUR(40), "replay"
+		three, marginal, src, day, note := 3.0, bids.EUR(40), "modelled", "2026-02-02", "pro-rata share 0.6"
 		n, err := e.store.RecordOutcomes(ctx, []bids.Outcome{
-			{Ref: refs[0], Status: bids.Successful, AwardedMW: &three, SettlementPrice: &marginal, PriceSource: &src},
+			{Ref: refs[0], Status: bids.Successful, AwardedMW: &three, SettlementPrice: &marginal, PriceSource: &src, SourceDay: &day, ClearingNote: &note},
 			{Ref: refs[1], Status: bids.Rejected, PriceSource: &src},
 		}, e.h.Clock.Now())
 		if err != nil || n != 2 {
@@ -675,12 +675,14 @@ func TestCapacityResults(t *testing.T) {
 		r0, r1, r2 := res.Results[0], res.Results[1], res.Results[2]
 		// Pay-as-bid: 3 MW x 10.50 EUR/MW/h x 4 h = 126 EUR.
 		if r0["status"] != "SUCCESSFUL" || r0["awarded_power_mw"] != 3.0 || r0["capacity_price_eur_per_mw"] != 10.5 ||
-			r0["energy_price_eur_per_mwh"] != -3.0 || r0["price_source"] != "replay" || r0["bid_id"] != out.Bids[0].ID ||
+			r0["energy_price_eur_per_mwh"] != -3.0 || r0["price_source"] != "modelled" || r0["bid_id"] != out.Bids[0].ID ||
+			r0["source_day"] != "2026-02-02" || r0["clearing_note"] != "pro-rata share 0.6" ||
 			r0["capacity_payment_eur"] != 126.0 || r0["product"] != "neg" || r0["offered_power_mw"] != 5.0 {
 			t.Fatalf("successful %v", r0)
 		}
 		if r1["status"] != "REJECTED" || r1["capacity_payment_eur"] != nil || r2["status"] != "PENDING" || r2["awarded_power_mw"] != nil ||
-			r2["price_source"] != nil || r2["capacity_payment_eur"] != nil || r2["energy_price_eur_per_mwh"] != 7.77 {
+			r2["price_source"] != nil || r2["capacity_payment_eur"] != nil || r2["energy_price_eur_per_mwh"] != 7.77 ||
+			r2["source_day"] != nil || r2["clearing_note"] != nil {
 			t.Fatalf("others %v %v", r1, r2)
 		}
 		e.h.Do(http.MethodGet, capBoth+"/results?product=pos", e.ro, nil).Expect(t, http.StatusOK, "").JSON(t, &res)

@@ -116,7 +116,9 @@ type EnergyResult struct {
 	MarginalPrice      *bidshttp.Price `json:"marginal_price_eur_per_mwh" doc:"Marginal price of the quarter-hour and direction (the TSO substitute price for FALLBACK); null until cleared."`
 	SettlementAmount   *bidshttp.Price `json:"settlement_amount_eur" doc:"activated_energy_mwh x marginal price, to the cent; negative: the provider pays; null until cleared."`
 	Status             bids.Status     `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
-	PriceSource        *string         `json:"price_source" doc:"Where the marginal price comes from; null until cleared."`
+	PriceSource        *string         `json:"price_source" doc:"What the figures are: modelled (activation and marginal price are modelled from the replayed quarter-hour's frequency and reBAP); null until cleared."`
+	SourceDay          *string         `json:"source_day" format:"date" doc:"The replayed day whose results cleared the bid; null until cleared."`
+	ClearingNote       *string         `json:"clearing_note" doc:"The replayed quarter-hour and how the bid fared, in words; null until cleared."`
 }
 
 // EnergyResultsResponse is the body of GET energy/results.
@@ -126,7 +128,8 @@ type EnergyResultsResponse struct {
 
 func toEnergyResult(b bids.Bid) EnergyResult {
 	r := EnergyResult{BidID: b.ID, Product: b.Product, StartTime: b.Start, EndTime: b.End, OfferedPowerMW: b.OfferedMW,
-		EnergyPrice: toEnergyBid(b).EnergyPrice, Status: b.Status, PriceSource: b.PriceSource}
+		EnergyPrice: toEnergyBid(b).EnergyPrice, Status: b.Status, PriceSource: b.PriceSource,
+		SourceDay: b.SourceDay, ClearingNote: b.ClearingNote}
 	if st, ok := afrr.SettleEnergy(b); ok {
 		activated := 0.0
 		if b.AwardedMW != nil {

@@ -454,9 +454,9 @@ func TestEnergyResults(t *testing.T) {
 			t.Fatal(n, err)
 		}
 		activated, marginal, otherMarginal, fallbackPrice := 3.333, bids.Price(-1234), bids.Price(-4210), bids.Price(9999)
-		modelled, dayAhead := "modelled", "fallback_day_ahead"
+		modelled, dayAhead, day, note := "modelled", "fallback_day_ahead", "2026-02-02", "modelled from the replayed quarter-hour 2026-02-02 10:00"
 		n, err := e.store.RecordOutcomes(ctx, []bids.Outcome{
-			{Ref: refs[0], Status: bids.Successful, AwardedMW: &activated, SettlementPrice: &marginal, PriceSource: &modelled},
+			{Ref: refs[0], Status: bids.Successful, AwardedMW: &activated, SettlementPrice: &marginal, PriceSource: &modelled, SourceDay: &day, ClearingNote: &note},
 			{Ref: refs[1], Status: bids.Rejected, SettlementPrice: &otherMarginal, PriceSource: &modelled},
 			{Ref: refs[2], Status: bids.Fallback, SettlementPrice: &fallbackPrice, PriceSource: &dayAhead},
 		}, e.h.Clock.Now())
@@ -478,7 +478,7 @@ func TestEnergyResults(t *testing.T) {
 		r0 := byID[out.Bids[0].ID]
 		if r0["status"] != "SUCCESSFUL" || r0["activated_power_mw"] != 3.333 || r0["activated_energy_mwh"] != 0.83325 ||
 			r0["marginal_price_eur_per_mwh"] != -12.34 || r0["settlement_amount_eur"] != -10.28 || r0["energy_price_eur_per_mwh"] != -5.5 ||
-			r0["price_source"] != "modelled" || r0["product"] != "neg" {
+			r0["price_source"] != "modelled" || r0["product"] != "neg" || r0["source_day"] != day || r0["clearing_note"] != note {
 			t.Fatalf("successful %v", r0)
 		}
 		if r1 := byID[out.Bids[1].ID]; r1["status"] != "REJECTED" || r1["activated_energy_mwh"] != 0.0 || r1["settlement_amount_eur"] != 0.0 || r1["marginal_price_eur_per_mwh"] != -42.1 {
@@ -487,7 +487,8 @@ func TestEnergyResults(t *testing.T) {
 		if r2 := byID[out.Bids[2].ID]; r2["status"] != "FALLBACK" || r2["marginal_price_eur_per_mwh"] != 99.99 || r2["price_source"] != dayAhead {
 			t.Fatalf("fallback %v", r2)
 		}
-		if r3 := byID[out.Bids[3].ID]; r3["status"] != "PENDING" || r3["activated_energy_mwh"] != nil || r3["marginal_price_eur_per_mwh"] != nil || r3["settlement_amount_eur"] != nil {
+		if r3 := byID[out.Bids[3].ID]; r3["status"] != "PENDING" || r3["activated_energy_mwh"] != nil || r3["marginal_price_eur_per_mwh"] != nil || r3["settlement_amount_eur"] != nil ||
+			r3["source_day"] != nil || r3["clearing_note"] != nil {
 			t.Fatalf("pending %v", r3)
 		}
 		e.h.Do(http.MethodGet, enBase+"/results?product=pos", e.ro, nil).Expect(t, http.StatusOK, "").JSON(t, &res)

@@ -121,7 +121,10 @@ type Result struct {
 	CapacityPrice   bidshttp.Price  `json:"capacity_price_eur_per_mw" doc:"The bid's price."`
 	SettlementPrice *bidshttp.Price `json:"settlement_price_eur_per_mw" doc:"The price the award is paid at; null until cleared."`
 	Status          bids.Status     `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
-	PriceSource     *string         `json:"price_source" doc:"Where the settlement price comes from; null until cleared."`
+	PriceSource     *string         `json:"price_source" doc:"What the figures are: published (the delivery day's own published results; the replayed days 2026-02-01 and 2026-02-02), replayed (the published results of source_day, replayed for a day without its own) or modelled (part of the result is the model's, e.g. an award at exactly the aFRR marginal price); null until cleared."`
+	SourceDay       *string         `json:"source_day" format:"date" doc:"The replayed day whose results cleared the bid; null until cleared."`
+	ClearingNote    *string         `json:"clearing_note" doc:"What the result was cleared with, in words; null until cleared."`
+	CapacityPayment *bidshttp.Price `json:"capacity_payment_eur" doc:"Awarded MW x settlement price (EUR/MW for the block), when SUCCESSFUL; null otherwise."`
 }
 
 // ResultsResponse is the body of GET results.
@@ -279,21 +282,24 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-fcr-results", Method: http.MethodGet, Path: base + "/results", Tags: tags,
 		Summary: "List FCR auction results",
-		Description: "Per bid overlapping [start_time, end_time): offered and awarded power, bid and settlement price, status and price source. " +
+		Description: "Per bid overlapping [start_time, end_time): offered and awarded power, bid and settlement price, status, " +
+			"price source, the replayed day the result comes from and the clearing note and, when SUCCESSFUL, the capacity payment " +
+			"(awarded MW x settlement price, EUR). " +
 			"Bids not yet cleared appear with their current status and null award. Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *listInput) (*resultsOutput, error) {
 		start, end := bidshttp.Bounds(in.StartTime, in.EndTime)
-		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, nil)
+		list, err := svc.Results(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end)
 		if err != nil {
 			return nil, err
 		}
 		out := &resultsOutput{Body: ResultsResponse{Results: make([]Result, len(list))}}
-		for i, b := range list {
-			wire := toBid(b)
-			out.Body.Results[i] = Result{BidID: b.ID, StartTime: b.Start, EndTime: b.End, OfferedPowerMW: b.OfferedMW,
-				AwardedPowerMW: b.AwardedMW, CapacityPrice: wire.CapacityPrice, SettlementPrice: bidshttp.PricePtr(b.SettlementPrice),
-				Status: b.Status, PriceSource: b.PriceSource}
+		for i, r := range list {
+			wire := toBid(r.Bid)
+			out.Body.Results[i] = Result{BidID: r.ID, StartTime: r.Start, EndTime: r.End, OfferedPowerMW: r.OfferedMW,
+				AwardedPowerMW: r.AwardedMW, CapacityPrice: wire.CapacityPrice, SettlementPrice: bidshttp.PricePtr(r.SettlementPrice),
+				Status: r.Status, PriceSource: r.PriceSource, SourceDay: r.SourceDay, ClearingNote: r.ClearingNote,
+				CapacityPayment: bidshttp.PricePtr(r.Payment)}
 		}
 		return out, nil
 	})

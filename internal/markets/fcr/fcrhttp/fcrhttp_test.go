@@ -488,9 +488,9 @@ func TestResults(t *testing.T) {
 		if n, err := e.store.MarkSubmitted(ctx, refs, e.h.Clock.Now()); err != nil || n != 2 {
 			t.Fatal(n, err)
 		}
-		three, price, src := 3.0, bids.Price(1234), "replay"
+		three, price, src, day, note := 3.0, bids.Price(1234), "replayed", "2026-02-02", "cleared with block 1"
 		n, err := e.store.RecordOutcomes(ctx, []bids.Outcome{
-			{Ref: refs[0], Status: bids.Successful, AwardedMW: &three, SettlementPrice: &price, PriceSource: &src},
+			{Ref: refs[0], Status: bids.Successful, AwardedMW: &three, SettlementPrice: &price, PriceSource: &src, SourceDay: &day, ClearingNote: &note},
 			{Ref: refs[1], Status: bids.Rejected},
 		}, e.h.Clock.Now())
 		if err != nil || n != 2 {
@@ -505,8 +505,20 @@ func TestResults(t *testing.T) {
 		}
 		r0, r1, r2 := res.Results[0], res.Results[1], res.Results[2]
 		if r0["status"] != "SUCCESSFUL" || r0["awarded_power_mw"] != 3.0 || r0["settlement_price_eur_per_mw"] != 12.34 ||
-			r0["capacity_price_eur_per_mw"] != 10.5 || r0["price_source"] != "replay" || r0["bid_id"] != out.Bids[0].ID {
+			r0["capacity_price_eur_per_mw"] != 10.5 || r0["price_source"] != "replayed" || r0["bid_id"] != out.Bids[0].ID ||
+			r0["source_day"] != "2026-02-02" || r0["clearing_note"] != "cleared with block 1" {
 			t.Fatalf("successful %v", r0)
+		}
+		// Pay-as-cleared: 3 MW x 12.34 EUR/MW for the block.
+		if r0["capacity_payment_eur"] != 37.02 {
+			t.Fatalf("capacity payment %v", r0["capacity_payment_eur"])
+		}
+		for _, r := range []map[string]any{r1, r2} {
+			for _, k := range []string{"capacity_payment_eur", "source_day", "clearing_note"} {
+				if v, ok := r[k]; !ok || v != nil {
+					t.Fatalf("%s of %v: want null", k, r)
+				}
+			}
 		}
 		if r1["status"] != "REJECTED" || r2["status"] != "PENDING" || r2["awarded_power_mw"] != nil || r2["settlement_price_eur_per_mw"] != nil {
 			t.Fatalf("others %v %v", r1, r2)
