@@ -66,7 +66,8 @@ type Fingerprinter struct {
 	// tables come after every table they reference: the order to insert
 	// in, and reversed, to delete in.
 	tables  []string
-	columns map[string]int // per table, for ORDER BY every column
+	columns map[string]int      // per table, for ORDER BY every column
+	refs    map[string][]string // per table, the tables it references
 }
 
 // NewFingerprinter lists b's tables; b must be migrated.
@@ -75,8 +76,7 @@ func NewFingerprinter(ctx context.Context, b store.Backend) (*Fingerprinter, err
 	if !ok {
 		return nil, fmt.Errorf("the %s backend does not lend its database (RawSQL)", b.Name())
 	}
-	f := &Fingerprinter{b: rb, columns: map[string]int{}}
-	refs := map[string][]string{} // table -> the tables it references
+	f := &Fingerprinter{b: rb, columns: map[string]int{}, refs: map[string][]string{}}
 	err := rb.RawSQL(ctx, func(conn *sql.Conn) error {
 		var names []string
 		var err error
@@ -117,14 +117,14 @@ func NewFingerprinter(ctx context.Context, b store.Backend) (*Fingerprinter, err
 				return fmt.Errorf("table %s: %w", t, err)
 			}
 			f.columns[t] = cols
-			refs[t] = parents
+			f.refs[t] = parents
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	f.tables, err = referencedFirst(f.tables, refs)
+	f.tables, err = referencedFirst(f.tables, f.refs)
 	return f, err
 }
 
@@ -246,7 +246,7 @@ func writeValue(h interface{ Write([]byte) (int, error) }, v any) {
 
 // Snapshot is the rows of every tracked table at one moment.
 type Snapshot struct {
-	f *Fingerprinter
+	fp Fingerprint
 	// sqlite: each table's rows as scanned; postgres: each table's rows
 	// as a JSON array, restored by the database's own conversions.
 	rows map[string][][]any
@@ -255,8 +255,12 @@ type Snapshot struct {
 
 // Snapshot reads every tracked table.
 func (f *Fingerprinter) Snapshot(ctx context.Context) (*Snapshot, error) {
-	s := &Snapshot{f: f, rows: map[string][][]any{}, json: map[string]string{}}
-	err := f.b.RawSQL(ctx, func(conn *sql.Conn) error {
+	s := &Snapshot{rows: map[string][][]any{}, json: map[string]string{}}
+	var err error
+	if s.fp, err = f.Fingerprint(ctx); err != nil {
+		return nil, err
+	}
+	err = f.b.RawSQL(ctx, func(conn *sql.Conn) error {
 		for _, t := range f.tables {
 			var err error
 			if f.postgres() {
@@ -275,13 +279,38 @@ func (f *Fingerprinter) Snapshot(ctx context.Context) (*Snapshot, error) {
 	return s, err
 }
 
-// Restore puts every tracked table back as it was at the snapshot, in
-// one transaction. It bypasses the stores, so a service that caches
-// what it read (the asset cache on SQLite) must be rebuilt after it.
-// Rows of untracked tables that reference a deleted row make it fail.
-func (s *Snapshot) Restore(ctx context.Context) error {
-	f := s.f
-	return f.b.RawSQL(ctx, func(conn *sql.Conn) error {
+// Restore puts the tracked tables back as they were at snapshot s, taken
+// on the same database (also through another Fingerprinter, for a store
+// opened again), in one transaction, and reports which tables differed.
+// It rewrites those tables and the tables that reference them, whose rows
+// a cascade could take. It bypasses the stores, so a service that caches
+// what it read (the asset cache on SQLite) must be rebuilt after it. Rows
+// of untracked tables that reference a deleted row make it fail.
+func (f *Fingerprinter) Restore(ctx context.Context, s *Snapshot) ([]string, error) {
+	now, err := f.Fingerprint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	changed := s.fp.Changed(now)
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	rewrite := map[string]bool{}
+	for _, t := range changed {
+		rewrite[t] = true
+	}
+	for grown := true; grown; {
+		grown = false
+		for _, t := range f.tables {
+			for _, p := range f.refs[t] {
+				if rewrite[p] && !rewrite[t] {
+					rewrite[t], grown = true, true
+				}
+			}
+		}
+	}
+	tables := slices.DeleteFunc(slices.Clone(f.tables), func(t string) bool { return !rewrite[t] })
+	return changed, f.b.RawSQL(ctx, func(conn *sql.Conn) error {
 		tx, err := conn.BeginTx(ctx, nil)
 		if err != nil {
 			return err
@@ -294,12 +323,12 @@ func (s *Snapshot) Restore(ctx context.Context) error {
 				return err
 			}
 		}
-		for _, t := range slices.Backward(f.tables) {
+		for _, t := range slices.Backward(tables) {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+quoteIdent(t)); err != nil {
 				return fmt.Errorf("empty %s: %w", t, err)
 			}
 		}
-		for _, t := range f.tables {
+		for _, t := range tables {
 			if f.postgres() {
 				_, err = tx.ExecContext(ctx, `INSERT INTO `+quoteIdent(t)+` SELECT * FROM json_populate_recordset(NULL::`+quoteIdent(t)+`, $1::json)`, s.json[t])
 			} else {

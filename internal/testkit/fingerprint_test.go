@@ -110,8 +110,12 @@ func TestFingerprint(t *testing.T) {
 		}
 		expectChanged(seeded, "assets", "organizations", "user_preferences", "users")
 
-		if err := snap.Restore(ctx); err != nil {
+		restored, err := f.Restore(ctx, snap)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if want := []string{"assets", "organizations", "user_preferences", "users"}; !slices.Equal(restored, want) {
+			t.Fatalf("restored %v, want %v", restored, want)
 		}
 		expectChanged(seeded)
 		if got, err := b.Assets().Get(ctx, auth.Visibility{All: true}, "bess-1"); err != nil || got.Name != "Bess" {
@@ -122,6 +126,10 @@ func TestFingerprint(t *testing.T) {
 		}
 		if _, err := dir.Organization(ctx, "beta"); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("beta after restore: %v", err)
+		}
+		// Restoring an unchanged store changes nothing.
+		if restored, err := f.Restore(ctx, snap); err != nil || restored != nil {
+			t.Fatalf("second restore: %v, %v", restored, err)
 		}
 	})
 }
