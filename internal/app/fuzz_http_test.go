@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -41,7 +42,7 @@ import (
 //
 // Operations come from /openapi.json, so a new endpoint is fuzzed without
 // changing this test, unless it has a path parameter no fixture resolves
-// (fuzzPathValue says which). The input's op is an index into the
+// (fuzzServer.pathValue says which). The input's op is an index into the
 // operations sorted by path and method; adding an endpoint shifts the
 // indices of the entries under testdata/fuzz, which then still run, on
 // other operations.
@@ -167,7 +168,6 @@ type fuzzServer struct {
 // the API and takes the snapshot every input starts from.
 func startFuzzServer(f *testing.F, name, dbURL string) *fuzzServer {
 	s := &fuzzServer{name: name}
-
 	s.cfg = testConfig(f, dbURL, f.TempDir())
 	s.cfg.Demo, s.cfg.Simulate = false, false
 	s.cfg.ClockStart, s.cfg.ClockSpeed = &fuzzNow, 1e-6
@@ -325,9 +325,8 @@ func (s *fuzzServer) operations(tb testing.TB) []fuzzOp {
 			op := fuzzOp{method: method, path: path, id: o.OperationID, errorTypes: map[int][]string{},
 				public: len(o.Security) == 0 || slices.ContainsFunc(o.Security, func(r map[string]any) bool { return len(r) == 0 })}
 			if o.RequestBody != nil {
-				for ct := range o.RequestBody.Content {
-					op.contentType = ct
-				}
+				cts := slices.Sorted(maps.Keys(o.RequestBody.Content))
+				op.contentType = cts[0]
 			}
 			for _, p := range o.Parameters {
 				switch {
@@ -758,13 +757,15 @@ var fuzzExamples = map[string]struct {
 		{"delivery_time":"2026-02-01T08:15:00Z","bess_power_mw":-2,"control_mode":"bess_only"}]}`},
 }
 
-// fuzzSeeds is the corpus: each operation's valid example; with a body,
-// the example with a charset other than UTF-8, in plain text, and with
-// each mutation of jsonMutations or formMutations;
-// without one, a few bodies it must ignore or refuse; with required query
-// parameters, broken queries.
+// fuzzSeeds is the corpus: each operation's valid example, and its
+// mutations: with a JSON body, each of jsonMutations' semantic ones and
+// two of its parser-level ones in turn (what the common decoder does with
+// them does not depend on the operation); with a form, formMutations;
+// without a body, one of a few bodies it must ignore or refuse; with
+// required query parameters, broken queries.
 func fuzzSeeds(tb testing.TB, ops []fuzzOp) []fuzzSeed {
 	var seeds []fuzzSeed
+	turn := 0
 	for i, op := range ops {
 		ex, ok := fuzzExamples[op.id]
 		if !ok {
@@ -775,30 +776,38 @@ func fuzzSeeds(tb testing.TB, ops []fuzzOp) []fuzzSeed {
 			form, _ := fuzzSignIn()
 			body = []byte(form.Encode())
 		}
-		add := func(variant uint8, query string, b []byte) {
-			seeds = append(seeds, fuzzSeed{op: uint16(i), variant: variant, query: query, body: b})
-		}
 		seeds = append(seeds, fuzzSeed{op: uint16(i), variant: ex.variant, body: body, valid: true})
-		var mutations [][]byte
+		add := func(variant uint8, query string, b []byte) {
+			if query != "" || variant != ex.variant || !bytes.Equal(b, body) {
+				seeds = append(seeds, fuzzSeed{op: uint16(i), variant: variant, query: query, body: b})
+			}
+		}
 		switch {
 		case op.contentType == "":
-			mutations = [][]byte{[]byte("{"), []byte(`{"note":"\u0000"}`), []byte(strings.Repeat("x", 100_000))}
+			junk := [][]byte{[]byte("{"), []byte(`{"note":"\u0000"}`), []byte(strings.Repeat("x", 100_000))}
+			add(ex.variant, "", junk[i%len(junk)])
 		case strings.HasPrefix(op.contentType, "application/x-www-form-urlencoded"):
-			mutations = formMutations(body)
+			for _, m := range formMutations(body) {
+				add(ex.variant, "", m)
+			}
 		default:
-			mutations = jsonMutations(body)
-		}
-		if op.contentType != "" {
-			add(ex.variant|ctUTF16<<variantCTShift, "", body)
-			add(ex.variant|ctText<<variantCTShift, "", body)
-		}
-		for _, m := range mutations {
-			add(ex.variant, "", m)
+			semantic, parser := jsonMutations(body)
+			for _, m := range semantic {
+				add(ex.variant, "", m)
+			}
+			for range 2 {
+				m := parser[turn%len(parser)]
+				turn++
+				if m.contentType != ctDocumented {
+					add(ex.variant|m.contentType<<variantCTShift, "", body)
+				} else {
+					add(ex.variant, "", m.body)
+				}
+			}
 		}
 		if len(op.required) > 0 {
 			for _, q := range []string{"start_time=0000-01-01T00:00:00Z&end_time=0000-01-02T00:00:00Z",
-				"start_time=%00&end_time=%zz", "start_time=" + strings.Repeat("9", 5000),
-				"start_time=2026-02-02T10:00:00Z&start_time=2026-02-01T00:00:00Z&product=%ff"} {
+				"start_time=%00&end_time=%zz&product=%ff", "start_time=" + strings.Repeat("9", 5000)} {
 				add(ex.variant, q, body)
 			}
 		}
@@ -808,34 +817,46 @@ func fuzzSeeds(tb testing.TB, ops []fuzzOp) []fuzzSeed {
 
 var dateTime = regexp.MustCompile(`"\d{4}-\d{2}-\d{2}(T[^"]*)?"`)
 
+type parserMutation struct {
+	body        []byte
+	contentType uint8 // the example's body with another content type
+}
+
 // jsonMutations are body's mutations that a parser or a validator must
-// refuse or bound: an empty object, deep nesting, year-0 timestamps (all,
-// and the first alone), a
-// raw NUL byte, a duplicate key, and every leaf replaced: strings with a
-// NUL character, huge, of another type, with invalid UTF-8; numbers
-// beyond float64.
-func jsonMutations(body []byte) [][]byte {
-	out := [][]byte{[]byte("{}"), []byte(`{"a":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`),
-		dateTime.ReplaceAll(body, []byte(`"0000-01-01T00:00:00Z"`)),
-		replaceFirst(dateTime, body, `"0000-01-01T00:00:00Z"`), // the others valid, to pass their checks
-		bytes.Replace(body, []byte(`"`), []byte("\"\x00"), 1),
-		append([]byte(`{"`+firstKey(body)+`":{"x":1},`), body[1:]...),
+// refuse or bound. Semantic: an empty object, a year-0 timestamp (the
+// others valid, to pass their checks), late instants with nanoseconds and
+// an extreme offset, and every leaf replaced: strings with a NUL
+// character, of another type, a decimal beyond int64 cents; numbers at
+// float64's edge and at int64's. Parser-level: deep nesting, every
+// timestamp in year 0, a raw NUL byte, a duplicate key, huge strings,
+// invalid UTF-8, a number beyond float64, a charset other than UTF-8,
+// plain text.
+func jsonMutations(body []byte) (semantic [][]byte, parser []parserMutation) {
+	const raw = "FUZZ-RAW-BYTES" // replaced by invalid UTF-8 after encoding
+	leaves := func(fn func(any) any) []byte {
+		return bytes.ReplaceAll(mapJSONLeaves(body, fn), []byte(raw), []byte("\xff\xfe"))
 	}
-	const raw = "FUZZ-RAW-BYTES"
-	for _, leaf := range []func(any) any{
-		func(v any) any {
+	strs := func(fn func(string) any) func(any) any {
+		return func(v any) any {
 			if s, ok := v.(string); ok {
-				return s + "\x00"
+				return fn(s)
 			}
 			return v
-		},
-		func(v any) any {
-			if _, ok := v.(string); ok {
-				return strings.Repeat("x", 100_000)
+		}
+	}
+	nums := func(n json.Number) func(any) any {
+		return func(v any) any {
+			if _, ok := v.(json.Number); ok {
+				return n
 			}
 			return v
-		},
-		func(v any) any {
+		}
+	}
+	semantic = [][]byte{[]byte("{}"),
+		replaceFirst(dateTime, body, `"0000-01-01T00:00:00Z"`),
+		dateTime.ReplaceAll(body, []byte(`"2099-06-30T23:59:59.999999999+14:00"`)),
+		leaves(strs(func(s string) any { return s + "\x00" })),
+		leaves(func(v any) any {
 			switch v.(type) {
 			case string:
 				return 12345
@@ -847,24 +868,24 @@ func jsonMutations(body []byte) [][]byte {
 				return map[string]any{}
 			}
 			return v
-		},
-		func(v any) any {
-			if s, ok := v.(string); ok {
-				return s + raw // invalid UTF-8, below
-			}
-			return v
-		},
-		func(v any) any {
-			if _, ok := v.(json.Number); ok {
-				return json.Number("1e400")
-			}
-			return v
-		},
-	} {
-		m := mapJSONLeaves(body, leaf)
-		out = append(out, bytes.ReplaceAll(m, []byte(raw), []byte("\xff\xfe")))
+		}),
+		leaves(strs(func(string) any { return "92233720368547758.07" })),
+		leaves(nums("1.7976931348623157e308")),
+		leaves(nums("9223372036854775807")),
 	}
-	return out
+	for _, b := range [][]byte{
+		[]byte(`{"a":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`),
+		dateTime.ReplaceAll(body, []byte(`"0000-01-01T00:00:00Z"`)),
+		bytes.Replace(body, []byte(`"`), []byte("\"\x00"), 1),
+		append([]byte(`{"`+firstKey(body)+`":{"x":1},`), body[1:]...),
+		leaves(strs(func(string) any { return strings.Repeat("x", 100_000) })),
+		leaves(strs(func(s string) any { return s + raw })),
+		leaves(nums("1e400")),
+	} {
+		parser = append(parser, parserMutation{body: b})
+	}
+	parser = append(parser, parserMutation{contentType: ctUTF16}, parserMutation{contentType: ctText})
+	return semantic, parser
 }
 
 func replaceFirst(re *regexp.Regexp, body []byte, with string) []byte {
