@@ -162,6 +162,7 @@ type fuzzServer struct {
 	fcrBid, capacityBid, energyBid, backupOverride, request string
 	integrations, secrets                                   [2]string
 	admin, member                                           string
+	tokensAt                                                time.Time
 }
 
 // startFuzzServer builds the server on dbURL, creates the fixtures through
@@ -182,7 +183,10 @@ func startFuzzServer(f *testing.F, name, dbURL string) *fuzzServer {
 		auth.NewScopeSet(auth.AllScopes...)); err != nil {
 		f.Fatal(err)
 	}
-	s.admin = s.clientToken(f)
+	var err error
+	if s.admin, err = s.clientToken(); err != nil {
+		f.Fatal(err)
+	}
 	s.ops = s.operations(f)
 	s.fixtures(f)
 	for _, op := range s.ops {
@@ -191,7 +195,6 @@ func startFuzzServer(f *testing.F, name, dbURL string) *fuzzServer {
 		}
 	}
 
-	var err error
 	if s.snap, err = s.fp.Snapshot(ctx); err != nil {
 		f.Fatal(err)
 	}
@@ -251,15 +254,15 @@ func (s *fuzzServer) form(target string, form url.Values) *httptest.ResponseReco
 	return s.do(http.MethodPost, target, "", "application/x-www-form-urlencoded", []byte(form.Encode()))
 }
 
-func (s *fuzzServer) clientToken(tb testing.TB) string {
+func (s *fuzzServer) clientToken() (string, error) {
 	rec := s.form("/oauth2/token", url.Values{"grant_type": {"client_credentials"}, "client_id": {fuzzAdminID}, "client_secret": {fuzzAdminSecret}})
 	var tok struct {
 		AccessToken string `json:"access_token"`
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &tok); err != nil || tok.AccessToken == "" {
-		tb.Fatalf("client token: %d %s", rec.Code, rec.Body)
+		return "", fmt.Errorf("client token: %d %s", rec.Code, rec.Body)
 	}
-	return tok.AccessToken
+	return tok.AccessToken, nil
 }
 
 // fuzzSignIn is the sign-in form of the member with PKCE; the verifier
@@ -273,12 +276,12 @@ func fuzzSignIn() (url.Values, string) {
 }
 
 // personToken signs the member in with the authorization code flow.
-func (s *fuzzServer) personToken(tb testing.TB) string {
+func (s *fuzzServer) personToken() (string, error) {
 	form, verifier := fuzzSignIn()
 	rec := s.form("/oauth2/authorize", form)
 	loc, err := url.Parse(rec.Header().Get("Location"))
 	if rec.Code != http.StatusSeeOther || err != nil || loc.Query().Get("code") == "" {
-		tb.Fatalf("sign-in: %d %q %s", rec.Code, rec.Header().Get("Location"), rec.Body)
+		return "", fmt.Errorf("sign-in: %d %q %s", rec.Code, rec.Header().Get("Location"), rec.Body)
 	}
 	rec = s.form("/oauth2/token", url.Values{"grant_type": {"authorization_code"}, "code": {loc.Query().Get("code")},
 		"redirect_uri": {fuzzRedirect}, "client_id": {"atcp-console"}, "code_verifier": {verifier}})
@@ -286,9 +289,9 @@ func (s *fuzzServer) personToken(tb testing.TB) string {
 		AccessToken string `json:"access_token"`
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &tok); err != nil || tok.AccessToken == "" {
-		tb.Fatalf("code exchange: %d %s", rec.Code, rec.Body)
+		return "", fmt.Errorf("code exchange: %d %s", rec.Code, rec.Body)
 	}
-	return tok.AccessToken
+	return tok.AccessToken, nil
 }
 
 // operations lists the write operations of the OpenAPI document, sorted by
@@ -472,6 +475,11 @@ func (in fuzzInput) contentType() string {
 // check sends in to s and checks the answer and the store; it returns
 // what failed, or "". It may run alongside the other store's check.
 func (s *fuzzServer) check(in fuzzInput) (failure string) {
+	if time.Since(s.tokensAt) > fuzzTokenRenewal {
+		if err := s.renewTokens(); err != nil {
+			return s.name + ": " + err.Error()
+		}
+	}
 	token := s.admin
 	switch {
 	case in.op.public:
@@ -518,6 +526,34 @@ func (s *fuzzServer) check(in fuzzInput) (failure string) {
 		return fmt.Sprintf("%s: the valid example is refused: %d %s", what, status, answer)
 	}
 	return ""
+}
+
+// Access tokens expire after an hour of real time (the security clock
+// does not follow the platform's): a long fuzzing run renews them.
+const fuzzTokenRenewal = 30 * time.Minute
+
+// renewTokens gets new tokens for both callers and, as signing in writes,
+// snapshots the store again; the store is at the fixtures, as between
+// any two inputs.
+func (s *fuzzServer) renewTokens() error {
+	admin, err := s.clientToken()
+	if err != nil {
+		return err
+	}
+	member, err := s.personToken()
+	if err != nil {
+		return err
+	}
+	snap, err := s.fp.Snapshot(context.Background())
+	if err != nil {
+		return err
+	}
+	clean, err := s.fp.Fingerprint(context.Background())
+	if err != nil {
+		return err
+	}
+	s.admin, s.member, s.snap, s.clean, s.tokensAt = admin, member, snap, clean, time.Now()
+	return nil
 }
 
 // serve runs the handler and reports a panic instead of dying of it, so
@@ -605,7 +641,11 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 	if err := s.app.Directory.EnsureUser(ctx, fuzzOrg, fuzzMember, fuzzPassword, auth.NewScopeSet(auth.AllScopes...)); err != nil {
 		tb.Fatal(err)
 	}
-	s.member = s.personToken(tb)
+	var err error
+	if s.member, err = s.personToken(); err != nil {
+		tb.Fatal(err)
+	}
+	s.tokensAt = time.Now()
 	for _, id := range []string{fuzzAssetA, fuzzAssetB, fuzzAssetC, fuzzAssetV} {
 		status := "live"
 		if id == fuzzAssetC {
