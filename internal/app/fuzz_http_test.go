@@ -562,7 +562,7 @@ func (s *fuzzServer) renewTokens() error {
 func (s *fuzzServer) serve(method, target, token, contentType string, body []byte) (rec *httptest.ResponseRecorder, panicked string) {
 	defer func() {
 		if p := recover(); p != nil {
-			panicked = fmt.Sprintf("%v\n%s", p, debug.Stack())
+			rec, panicked = httptest.NewRecorder(), fmt.Sprintf("%v\n%s", p, debug.Stack())
 		}
 	}()
 	return s.do(method, target, token, contentType, body), ""
