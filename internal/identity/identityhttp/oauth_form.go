@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"atcp/internal/identity"
 )
@@ -33,6 +34,27 @@ func readFormBody(w http.ResponseWriter, r *http.Request) (string, error) {
 	return string(body), nil
 }
 
+// parseForm decodes a form body or query string whose names and values
+// are UTF-8 text without NUL (RFC 6749 appendix B): PostgreSQL cannot
+// hold or even compare anything else, so it is refused before a store is
+// asked. Its errors complete "the body is ...".
+func parseForm(encoded string) (url.Values, error) {
+	values, err := url.ParseQuery(encoded)
+	if err != nil {
+		return nil, errors.New("not valid form encoding")
+	}
+	for name, vs := range values {
+		for _, v := range append(vs, name) {
+			if !storableText(v) {
+				return nil, errors.New("not UTF-8 text without NUL characters")
+			}
+		}
+	}
+	return values, nil
+}
+
+func storableText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
+
 // tokenRequest is a request to the token endpoint with its client
 // authentication sorted out.
 type tokenRequest struct {
@@ -52,9 +74,9 @@ type tokenRequest struct {
 // (client_secret_post), never both.
 func parseTokenRequest(authorization, body string) (tokenRequest, *identity.OAuthError) {
 	req := tokenRequest{params: map[string]string{}, viaHeader: authorization != ""}
-	values, err := url.ParseQuery(body)
+	values, err := parseForm(body)
 	if err != nil {
-		return req, &identity.OAuthError{Code: identity.OAuthInvalidRequest, Description: "the body is not valid form encoding"}
+		return req, &identity.OAuthError{Code: identity.OAuthInvalidRequest, Description: "the body is " + err.Error()}
 	}
 	for name, vs := range values {
 		given := 0
@@ -90,7 +112,8 @@ func parseTokenRequest(authorization, body string) (tokenRequest, *identity.OAut
 }
 
 // parseBasicCredentials decodes an HTTP Basic Authorization header whose
-// user id and password are form-url-encoded (RFC 6749 section 2.3.1).
+// user id and password are form-url-encoded (RFC 6749 section 2.3.1) UTF-8
+// text without NUL.
 func parseBasicCredentials(header string) (id, secret string, ok bool) {
 	scheme, encoded, found := strings.Cut(header, " ")
 	if !found || !strings.EqualFold(scheme, "Basic") {
@@ -108,6 +131,9 @@ func parseBasicCredentials(header string) (id, secret string, ok bool) {
 		return "", "", false
 	}
 	if secret, err = url.QueryUnescape(rawSecret); err != nil {
+		return "", "", false
+	}
+	if !storableText(id) || !storableText(secret) {
 		return "", "", false
 	}
 	return id, secret, true

@@ -26,6 +26,8 @@ func TestParseBasicCredentials(t *testing.T) {
 		{"Basic " + base64.StdEncoding.EncodeToString([]byte("no-colon")), "", "", false},
 		{"Basic " + base64.StdEncoding.EncodeToString([]byte("bad%zz:x")), "", "", false},
 		{"Basic " + base64.StdEncoding.EncodeToString([]byte("id:bad%zz")), "", "", false},
+		{"Basic " + base64.StdEncoding.EncodeToString([]byte("id%C2%CF:x")), "", "", false}, // not UTF-8
+		{"Basic " + base64.StdEncoding.EncodeToString([]byte("id:x%00")), "", "", false},    // NUL
 		{"Basic !!!", "", "", false},
 		{"Basic", "", "", false},
 		{"Bearer abc", "", "", false},

@@ -7,7 +7,6 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"sort"
 	"strconv"
 
@@ -116,9 +115,9 @@ func redirect(w http.ResponseWriter, location string) {
 
 // authorizeForm shows the sign-in page for a valid authorization request.
 func (h *oauthHandlers) authorizeForm(w http.ResponseWriter, r *http.Request) {
-	params, err := url.ParseQuery(r.URL.RawQuery)
+	params, err := parseForm(r.URL.RawQuery)
 	if err != nil {
-		renderSigninFailure(w, r, "The query string of the request is not valid URL encoding.")
+		renderSigninFailure(w, r, "The query string of the request is "+err.Error()+".")
 		return
 	}
 	req, aerr := h.o.ParseAuthorizationRequest(params)
@@ -137,9 +136,9 @@ func (h *oauthHandlers) authorizeSubmit(w http.ResponseWriter, r *http.Request) 
 		renderSigninFailure(w, r, "The sign-in form could not be read: "+err.Error()+".")
 		return
 	}
-	params, err := url.ParseQuery(body)
+	params, err := parseForm(body)
 	if err != nil {
-		renderSigninFailure(w, r, "The sign-in form is not valid form encoding.")
+		renderSigninFailure(w, r, "The sign-in form is "+err.Error()+".")
 		return
 	}
 	req, aerr := h.o.ParseAuthorizationRequest(params)

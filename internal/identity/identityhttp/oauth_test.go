@@ -746,3 +746,27 @@ func BenchmarkClientCredentials(b *testing.B) {
 		})
 	}
 }
+
+// TestOAuthFormsRefuseWhatNoStoreHolds: a form value or Basic credential
+// that is not UTF-8 or holds NUL, which PostgreSQL cannot even compare,
+// is refused as a bad request on both stores before the store is asked
+// (it was a 500 on PostgreSQL, found by FuzzWriteOperations).
+func TestOAuthFormsRefuseWhatNoStoreHolds(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := newClientsEnv(t, b)
+		e.person(t, auth.AssetRead)
+		id, secret := e.createIntegration(t, e.integrationManager(), "ems", "asset.read")
+		for _, bad := range []string{"\xc2\xcf", "\x00", "ok\xff"} {
+			expectOAuthError(t, e.clientCredentials(t, url.Values{"client_id": {id + bad}, "client_secret": {secret}}), 400, "invalid_request")
+			expectOAuthError(t, e.clientCredentials(t, url.Values{"client_id": {id}, "client_secret": {secret + bad}}), 400, "invalid_request")
+			expectOAuthError(t, e.token(t, url.Values{"grant_type": {"client_credentials"}}, id+bad, secret), 401, "invalid_client")
+			expectOAuthError(t, e.token(t, url.Values{"grant_type": {"refresh_token"}, "client_id": {identity.ConsoleClientID},
+				"refresh_token": {"r" + bad}}, "", ""), 400, "invalid_request")
+			r := e.submitSignIn(t, newPKCEClient().params(""), signInEmail+bad, signInPassword)
+			if r.Status != 400 || r.Header.Get("Location") != "" || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+				t.Fatalf("sign-in with email %q: %d %v %s", signInEmail+bad, r.Status, r.Header, r.Body)
+			}
+		}
+		expectTokens(t, e.clientCredentials(t, url.Values{"client_id": {id}, "client_secret": {secret}}))
+	})
+}
