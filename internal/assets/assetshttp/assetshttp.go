@@ -161,7 +161,7 @@ type updateInput struct {
 
 // Register adds the asset endpoints to s.
 func Register(s *httpapi.Server, svc *assets.Service) {
-	tags := []string{"Assets"}
+	tags := []string{s.Tag("Assets", "Battery storage assets: registration, technical parameters, market participation and deletion.")}
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-assets", Method: http.MethodGet, Path: "/v1/assets", Tags: tags,

@@ -195,7 +195,7 @@ const virtualNote = " A virtual asset id is 409 virtual_asset: dispatch steers t
 
 // Register adds the dispatch endpoints and the schedule dispatch report to s.
 func Register(s *httpapi.Server, svc *dispatch.Service) {
-	tags := []string{"Dispatch"}
+	tags := []string{s.Tag("Dispatch", "Immediate and scheduled dispatch of an asset's power, and the anticipated dispatch.")}
 	immediate := "/v1/assets/{asset_id}/dispatch/immediate"
 	scheduled := "/v1/assets/{asset_id}/dispatch/scheduled"
 
@@ -313,7 +313,7 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-schedule-dispatch-report", Method: http.MethodGet, Path: "/v1/assets/{asset_id}/reports/schedule/dispatches",
-		Tags: []string{"Reporting"}, Summary: "Schedule dispatch report",
+		Tags: []string{s.Tag("Reporting", "Reports of what was dispatched.")}, Summary: "Schedule dispatch report",
 		Description: "What became of each scheduled target with set_time in [start_time, end_time), ordered by set_time. Both " +
 			"bounds 15-minute aligned UTC, start before end, at most 1 hour apart (422 otherwise). An outcome is visible as soon " +
 			"as the control loop has executed the target." + virtualNote,

@@ -86,6 +86,8 @@ type createSecretOutput struct {
 
 // RegisterClients registers the integration and secret endpoints.
 func RegisterClients(s *httpapi.Server, c *identity.Clients) {
+	s.Tag(tagIntegrations, "Machine-to-machine clients of an organisation. An integration's integration_id is its OAuth client_id; "+
+		"its secrets authenticate it at the token endpoint (client credentials).")
 	httpapi.Register(s, huma.Operation{
 		OperationID: "listIntegrations", Method: http.MethodGet, Path: "/v1/integrations",
 		Summary:     "List integrations",

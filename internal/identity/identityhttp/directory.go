@@ -18,6 +18,9 @@ import (
 // RegisterDirectory registers the organisation, user and preference
 // endpoints and the set-password pages.
 func RegisterDirectory(s *httpapi.Server, d *identity.Directory) {
+	s.Tag(tagDirectoryOrganizations, "The organisations that own assets, people and integrations; "+
+		"platform administrators create them and see them all.")
+	s.Tag(tagDirectoryUsers, "The people of an organisation: their scopes and set-password links, and each person's own preferences.")
 	registerOrganizations(s, d)
 	registerUsers(s, d)
 	registerPreferences(s, d)
@@ -56,7 +59,7 @@ type organizationOutput struct {
 
 type createOrganizationInput struct {
 	Body struct {
-		OrganizationID string `json:"organization_id" pattern:"^[a-z0-9][a-z0-9-]{1,62}$" patternDescription:"2 to 63 characters of a-z, 0-9 and '-', starting with a letter or digit" doc:"Id of the new organisation, used in URLs and tokens; cannot be changed."`
+		OrganizationID string `json:"organization_id" pattern:"^[a-z0-9][a-z0-9-]{1,62}$" doc:"Id of the new organisation, used in URLs and tokens; cannot be changed: 2 to 63 characters of a-z, 0-9 and '-', starting with a letter or digit."`
 		Name           string `json:"name" minLength:"1" maxLength:"200" doc:"Display name; surrounding white space is dropped."`
 	}
 }

@@ -55,6 +55,8 @@ type JSONWebKeySet struct {
 
 // documentOAuth adds the plain OAuth handlers to the OpenAPI document.
 func documentOAuth(s *httpapi.Server) {
+	s.Tag(tagOAuth, "Access tokens for integrations (client credentials) and for people (authorization code with PKCE, "+
+		"then refresh tokens), the sign-in page, OpenID Connect discovery and the token signing keys.")
 	doc := s.API.OpenAPI()
 	reg := doc.Components.Schemas
 	// The registry names each schema after its Go type.
@@ -66,6 +68,7 @@ func documentOAuth(s *httpapi.Server) {
 	oauthError := jsonContent(OAuthErrorResponse{})
 	rateLimited := &huma.Response{Description: "Rate limited; see Retry-After.",
 		Content: map[string]*huma.MediaType{"application/problem+json": {Schema: schema(httpapi.Problem{})}}}
+	internalError := &huma.Response{Description: "Any other status: an internal error (500), shown on an error page.", Content: html}
 	location := map[string]*huma.Param{"Location": {Description: "The redirect URI with code, state and iss, or with error, error_description, state and iss.", Schema: &huma.Schema{Type: "string"}}}
 	str := &huma.Schema{Type: "string"}
 	query := func(name string, required bool, description string) *huma.Param {
@@ -117,10 +120,11 @@ func documentOAuth(s *httpapi.Server) {
 			"other errors are redirected to redirect_uri with error, error_description, state and iss (RFC 6749 section 4.1.2.1, RFC 9207).",
 		Parameters: authorizeParams,
 		Responses: map[string]*huma.Response{
-			"200": {Description: "The sign-in page.", Content: html},
-			"303": {Description: "The request is invalid; the error goes back to the client.", Headers: location},
-			"400": {Description: "The client or redirect URI is invalid.", Content: html},
-			"429": rateLimited,
+			"200":     {Description: "The sign-in page.", Content: html},
+			"303":     {Description: "The request is invalid; the error goes back to the client.", Headers: location},
+			"400":     {Description: "The client or redirect URI is invalid.", Content: html},
+			"429":     rateLimited,
+			"default": internalError,
 		},
 	})
 	doc.AddOperation(&huma.Operation{
@@ -140,6 +144,8 @@ func documentOAuth(s *httpapi.Server) {
 			"429": {Description: "Rate limited per client address (problem+json), or too many failed sign-ins for this email address (the page again); see Retry-After.",
 				Content: map[string]*huma.MediaType{"text/html": html["text/html"], "application/problem+json": {Schema: schema(httpapi.Problem{})}}},
 			"503": {Description: "The credentials cannot be checked now: the page again, with Retry-After.", Content: html},
+			// Success is the 303 above, never a 2xx: the browser goes back to the client.
+			"default": internalError,
 		},
 	})
 	doc.AddOperation(&huma.Operation{

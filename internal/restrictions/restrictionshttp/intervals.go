@@ -188,7 +188,7 @@ func unavailabilityAPI() kindAPI[UnavailabilityList, UnavailabilityCreate] {
 }
 
 func registerKind[L, C any](s *httpapi.Server, svc *restrictions.Service, k kindAPI[L, C]) {
-	tags := []string{"Limits and unavailability"}
+	tags := []string{tagLimits(s)}
 	path := "/v1/assets/{asset_id}/" + k.segment
 	id := "-" + string(k.kind)
 	write := httpapi.Scopes(auth.AssetWrite, auth.RestrictionsWriteDirect)
@@ -261,6 +261,13 @@ func registerKind[L, C any](s *httpapi.Server, svc *restrictions.Service, k kind
 		}
 		return &listOutput[L]{Body: k.list(list)}, nil
 	})
+}
+
+// tagLimits declares the tag of the limit, unavailability and curtailment
+// endpoints.
+func tagLimits(s *httpapi.Server) string {
+	return s.Tag("Limits and unavailability", "Power and energy limits, planned unavailability and DSO curtailments: "+
+		"what bounds an asset's power and state of charge, and when.")
 }
 
 // Register adds every restriction endpoint to s.

@@ -127,7 +127,7 @@ type decisionInput struct {
 type requestOutput struct{ Body RestrictionRequest }
 
 func registerRequests(s *httpapi.Server, svc *restrictions.Service) {
-	tags := []string{"Restriction requests"}
+	tags := []string{s.Tag("Restriction requests", "Limits and unavailability that need approval: requested, then approved, rejected or cancelled; they expire when their window passes.")}
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "create-restriction-request", Method: http.MethodPost, Path: "/v1/assets/{asset_id}/restriction_requests",

@@ -73,7 +73,7 @@ type output struct{ Body Segmentation }
 
 // Register adds the segmentation endpoints to s.
 func Register(s *httpapi.Server, svc *segmentation.Service) {
-	tags := []string{"Virtual segmentation"}
+	tags := []string{s.Tag("Virtual segmentation", "Split one physical asset into virtual assets that are bid, dispatched and read on their own; a design is stored, then activated.")}
 	const path = "/v1/assets/{asset_id}/segmentation"
 
 	httpapi.Register(s, huma.Operation{

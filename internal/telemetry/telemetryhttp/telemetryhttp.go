@@ -31,7 +31,7 @@ type FCRReservation struct {
 	EndTime        time.Time   `json:"end_time"`
 	OfferedPower   float64     `json:"offered_power" doc:"MW offered."`
 	AwardedPower   *float64    `json:"awarded_power" doc:"MW awarded (the reservation held); null when the market recorded none."`
-	CapacityPrice  string      `json:"capacity_price" doc:"EUR/MW."`
+	CapacityPrice  string      `json:"capacity_price" doc:"EUR/MW per block, a decimal string with two decimals."`
 	Status         bids.Status `json:"status" enum:"SUCCESSFUL,FALLBACK"`
 }
 
@@ -44,8 +44,8 @@ type AFRRCapacityReservation struct {
 	Product        bids.Product `json:"product" enum:"pos,neg"`
 	OfferedPower   float64      `json:"offered_power" doc:"MW offered."`
 	AwardedPower   *float64     `json:"awarded_power" doc:"MW awarded (the reservation held); null when the market recorded none."`
-	CapacityPrice  string       `json:"capacity_price" doc:"EUR/MW."`
-	EnergyPrice    *string      `json:"energy_price" doc:"EUR/MWh."`
+	CapacityPrice  string       `json:"capacity_price" doc:"EUR/MW/h, a decimal string with two decimals."`
+	EnergyPrice    *string      `json:"energy_price" doc:"EUR/MWh, a decimal string with two decimals; negative: the provider pays."`
 	Status         bids.Status  `json:"status" enum:"SUCCESSFUL,FALLBACK"`
 }
 
@@ -58,7 +58,7 @@ type AFRREnergyReservation struct {
 	Product        bids.Product `json:"product" enum:"pos,neg"`
 	OfferedPower   float64      `json:"offered_power" doc:"MW offered."`
 	AwardedPower   *float64     `json:"awarded_power" doc:"MW activated/awarded; null when the market recorded none."`
-	EnergyPrice    *string      `json:"energy_price" doc:"EUR/MWh."`
+	EnergyPrice    *string      `json:"energy_price" doc:"EUR/MWh, a decimal string with two decimals; negative: the provider pays."`
 	Status         bids.Status  `json:"status" enum:"SUCCESSFUL,FALLBACK"`
 }
 
@@ -125,7 +125,7 @@ type plannedInput struct {
 
 // Register adds the three telemetry endpoints to s.
 func Register(s *httpapi.Server, svc *assetstate.Service) {
-	tags := []string{"Telemetry"}
+	tags := []string{s.Tag("Telemetry", "An asset's measured state now, its downsampled state history and its planned state.")}
 	read := httpapi.Scopes(auth.AssetRead)
 
 	httpapi.Register(s, huma.Operation{

@@ -147,7 +147,7 @@ type defaultOutput struct{ Body BackupDefault }
 
 // RegisterBackup adds the backup-market endpoints to s.
 func RegisterBackup(s *httpapi.Server, svc *afrr.BackupService) {
-	tags := []string{"aFRR backup market"}
+	tags := []string{s.Tag("aFRR backup market", "The aFRR backup market: a default price (EUR/MWh) and capacity cap per product, and overrides of them for a window.")}
 	const base = "/v1/assets/{asset_id}/backup_markets/afrr"
 
 	httpapi.Register(s, huma.Operation{

@@ -23,7 +23,7 @@ type EnergyBid struct {
 	Product        bids.Product   `json:"product" enum:"pos,neg"`
 	StartTime      time.Time      `json:"start_time"`
 	EndTime        time.Time      `json:"end_time"`
-	EnergyPrice    bidshttp.Price `json:"energy_price_eur_per_mwh"`
+	EnergyPrice    bidshttp.Price `json:"energy_price_eur_per_mwh" doc:"EUR/MWh; negative: the provider pays."`
 	OfferedPowerMW float64        `json:"offered_power_mw"`
 	Status         bids.Status    `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
 	CreatedAt      time.Time      `json:"created_at"`
@@ -55,7 +55,7 @@ type EnergyBidInput struct {
 	Product        bids.Product     `json:"product" enum:"pos,neg"`
 	StartTime      time.Time        `json:"start_time" doc:"Start of a 15-minute delivery period (UTC quarter-hour)."`
 	EndTime        time.Time        `json:"end_time" doc:"start_time + 15 minutes: one bid per delivery period."`
-	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh" doc:"-15000 to 15000 EUR/MWh; negative: the provider pays."`
+	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh" doc:"-15000 to 15000 EUR/MWh; negative: the provider pays. A number or a string holding one, at most 2 decimals."`
 	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1" doc:"Whole MW."`
 }
 
@@ -81,7 +81,7 @@ type EnergyUpdateRequest struct {
 	IdempotencyKey *string          `json:"idempotency_key,omitempty" minLength:"1" maxLength:"200" doc:"Overwrites the stored key."`
 	StartTime      time.Time        `json:"start_time"`
 	EndTime        time.Time        `json:"end_time"`
-	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh"`
+	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh" doc:"-15000 to 15000 EUR/MWh; negative: the provider pays. A number or a string holding one, at most 2 decimals."`
 	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1"`
 }
 
@@ -110,11 +110,11 @@ type EnergyResult struct {
 	StartTime          time.Time       `json:"start_time"`
 	EndTime            time.Time       `json:"end_time"`
 	OfferedPowerMW     float64         `json:"offered_power_mw"`
-	EnergyPrice        bidshttp.Price  `json:"energy_price_eur_per_mwh" doc:"The bid's price (merit order only; activation is paid the marginal price)."`
+	EnergyPrice        bidshttp.Price  `json:"energy_price_eur_per_mwh" doc:"The bid's price in EUR/MWh (merit order only; activation is paid the marginal price)."`
 	ActivatedPowerMW   *float64        `json:"activated_power_mw" doc:"Average activated power over the period; null until cleared."`
 	ActivatedEnergyMWh *float64        `json:"activated_energy_mwh" doc:"activated_power_mw x 0.25 h; null until cleared."`
-	MarginalPrice      *bidshttp.Price `json:"marginal_price_eur_per_mwh" doc:"Marginal price of the quarter-hour and direction (the TSO substitute price for FALLBACK); null until cleared."`
-	SettlementAmount   *bidshttp.Price `json:"settlement_amount_eur" doc:"activated_energy_mwh x marginal price, to the cent; negative: the provider pays; null until cleared."`
+	MarginalPrice      *bidshttp.Price `json:"marginal_price_eur_per_mwh" nullable:"true" doc:"Marginal price of the quarter-hour and direction in EUR/MWh (the TSO substitute price for FALLBACK); null until cleared."`
+	SettlementAmount   *bidshttp.Price `json:"settlement_amount_eur" nullable:"true" doc:"EUR: activated_energy_mwh x marginal price (EUR/MWh), to the cent; negative: the provider pays; null until cleared."`
 	Status             bids.Status     `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
 	PriceSource        *string         `json:"price_source" doc:"What the figures are: modelled (activation and marginal price are modelled from the replayed quarter-hour's frequency and reBAP); null until cleared."`
 	SourceDay          *string         `json:"source_day" format:"date" doc:"The replayed day whose results cleared the bid; null until cleared."`
@@ -174,7 +174,7 @@ type energyResultsOutput struct{ Body EnergyResultsResponse }
 
 // RegisterEnergy adds the aFRR energy endpoints to s.
 func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
-	tags := []string{"aFRR energy"}
+	tags := []string{s.Tag("aFRR energy", "aFRR energy bids per quarter-hour and direction (prices in EUR/MWh), bid intervals and activation results.")}
 	base := "/v1/assets/{asset_id}/markets/afrr/energy"
 	gates := " Bidding for a delivery period opens D-1 10:00 Europe/Berlin and closes 25 minutes before the period starts " +
 		"(409 bidding_not_open before, 409 gate_closed from the closure on)."

@@ -24,13 +24,18 @@ type Bid struct {
 	IdempotencyKey  *string               `json:"idempotency_key"`
 	StartTime       time.Time             `json:"start_time"`
 	EndTime         time.Time             `json:"end_time"`
-	CapacityPrice   bidshttp.Price        `json:"capacity_price_eur_per_mw"`
+	CapacityPrice   bidshttp.Price        `json:"capacity_price_eur_per_mw" doc:"EUR/MW per block."`
 	OfferedPowerMW  float64               `json:"offered_power_mw"`
 	AwardedPowerMW  *float64              `json:"awarded_power_mw" doc:"Null until the auction cleared."`
 	Status          bids.Status           `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
 	LastEditAttempt *bidshttp.EditAttempt `json:"last_edit_attempt"`
 	CreatedAt       time.Time             `json:"created_at"`
 	UpdatedAt       time.Time             `json:"updated_at"`
+}
+
+// TransformSchema documents that last_edit_attempt may be null.
+func (Bid) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return httpapi.NullableRefs(s, "last_edit_attempt")
 }
 
 func toBid(b bids.Bid) Bid {
@@ -58,7 +63,7 @@ type BidInput struct {
 	IdempotencyKey *string          `json:"idempotency_key,omitempty" minLength:"1" maxLength:"200" doc:"Retrying the same key for the same interval returns the stored bid unchanged."`
 	StartTime      time.Time        `json:"start_time" doc:"Start of a tender interval (UTC)."`
 	EndTime        time.Time        `json:"end_time" doc:"End of the same tender interval (UTC, exclusive)."`
-	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw"`
+	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw" doc:"EUR/MW per block, 0 to the market maximum (15000 by default): a number or a string holding one, at most 2 decimals."`
 	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1" doc:"Whole MW."`
 }
 
@@ -83,7 +88,7 @@ type UpdateRequest struct {
 	IdempotencyKey *string          `json:"idempotency_key,omitempty" minLength:"1" maxLength:"200" doc:"Overwrites the stored key; PENDING bids only."`
 	StartTime      time.Time        `json:"start_time"`
 	EndTime        time.Time        `json:"end_time"`
-	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw"`
+	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw" doc:"EUR/MW per block, 0 to the market maximum (15000 by default): a number or a string holding one, at most 2 decimals."`
 	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1"`
 }
 
@@ -118,13 +123,13 @@ type Result struct {
 	EndTime         time.Time       `json:"end_time"`
 	OfferedPowerMW  float64         `json:"offered_power_mw"`
 	AwardedPowerMW  *float64        `json:"awarded_power_mw" doc:"Null until cleared."`
-	CapacityPrice   bidshttp.Price  `json:"capacity_price_eur_per_mw" doc:"The bid's price."`
-	SettlementPrice *bidshttp.Price `json:"settlement_price_eur_per_mw" doc:"The price the award is paid at; null until cleared."`
+	CapacityPrice   bidshttp.Price  `json:"capacity_price_eur_per_mw" doc:"The bid's price, EUR/MW per block."`
+	SettlementPrice *bidshttp.Price `json:"settlement_price_eur_per_mw" nullable:"true" doc:"The price the award is paid at, EUR/MW per block; null until cleared."`
 	Status          bids.Status     `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
 	PriceSource     *string         `json:"price_source" doc:"What the figures are: published (the delivery day's own published results; the replayed days 2026-02-01 and 2026-02-02), replayed (the published results of source_day, replayed for a day without its own) or modelled (part of the result is the model's, e.g. an award at exactly the aFRR marginal price); null until cleared."`
 	SourceDay       *string         `json:"source_day" format:"date" doc:"The replayed day whose results cleared the bid; null until cleared."`
 	ClearingNote    *string         `json:"clearing_note" doc:"What the result was cleared with, in words; null until cleared."`
-	CapacityPayment *bidshttp.Price `json:"capacity_payment_eur" doc:"Awarded MW x settlement price (EUR/MW for the block), when SUCCESSFUL; null otherwise."`
+	CapacityPayment *bidshttp.Price `json:"capacity_payment_eur" nullable:"true" doc:"EUR: awarded MW x settlement price (EUR/MW per block), when SUCCESSFUL; null otherwise."`
 }
 
 // ResultsResponse is the body of GET results.
@@ -170,7 +175,7 @@ type resultsOutput struct{ Body ResultsResponse }
 
 // Register adds the FCR endpoints to s.
 func Register(s *httpapi.Server, svc *fcr.Service) {
-	tags := []string{"FCR"}
+	tags := []string{s.Tag("FCR", "Frequency Containment Reserve: capacity bids per 4-hour block (prices in EUR/MW per block), tender intervals and auction results.")}
 	base := "/v1/assets/{asset_id}/markets/fcr"
 	gates := " Bids open 11:00 Europe/Berlin at D-7; recommended deadline D-1 07:30, enforced gate D-1 08:00 (409 gate_closed after, 409 bidding_not_open before opening)."
 
