@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,7 +130,7 @@ func TestOpenAPIDocumentsEverything(t *testing.T) {
 
 // TestOpenAPINullPointers: a pointer field without omitempty is written as
 // null when nil, so its schema must admit null (huma's does not for a
-// pointer to a struct or to a type with its own schema).
+// pointer to a struct or to a type with its own schema), its enum too.
 func TestOpenAPINullPointers(t *testing.T) {
 	a, err := app.New(context.Background(), testConfig(t, "sqlite::memory:", t.TempDir()), slog.New(slog.DiscardHandler), io.Discard)
 	if err != nil {
@@ -166,6 +167,9 @@ func TestOpenAPINullPointers(t *testing.T) {
 				checked++
 				if !admitsNull(p) {
 					t.Errorf("%s.%s (%s) may be null, but its schema does not admit null", name, jsonName, f.Type)
+				}
+				if len(p.Enum) > 0 && !slices.Contains(p.Enum, nil) {
+					t.Errorf("%s.%s (%s) may be null, but its enum does not list null", name, jsonName, f.Type)
 				}
 			}
 		}

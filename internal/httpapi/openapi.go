@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -22,24 +23,24 @@ func (s *Server) Tag(name, description string) string {
 	return name
 }
 
-// RequestExample is the RequestBody of an operation whose JSON body has the
-// example given as JSON text; huma adds the schema. Invalid JSON panics at
-// registration, so any test that starts a server catches it.
+// RequestExample is the RequestBody of an operation whose JSON body has
+// the example given as JSON text; huma adds the schema. Invalid JSON
+// panics at registration, so any test that starts a server catches it;
+// internal/app's tests check each example against its schema.
 func RequestExample(jsonText string) *huma.RequestBody {
 	return &huma.RequestBody{Content: map[string]*huma.MediaType{"application/json": {Example: ParseExample(jsonText)}}}
 }
 
 // ResponseExample is the Responses of an operation whose success response
-// (status) has example as its JSON body; huma adds the schema. example is
-// a value of the response body's Go type, so that it reads as the server
-// writes it.
-func ResponseExample(status int, example any) map[string]*huma.Response {
+// (status) has the JSON body given as JSON text; huma adds the schema.
+func ResponseExample(status int, jsonText string) map[string]*huma.Response {
 	return map[string]*huma.Response{
-		strconv.Itoa(status): {Content: map[string]*huma.MediaType{"application/json": {Example: example}}},
+		strconv.Itoa(status): {Content: map[string]*huma.MediaType{"application/json": {Example: ParseExample(jsonText)}}},
 	}
 }
 
-// ParseExample parses JSON text for an example; it panics on invalid JSON.
+// ParseExample parses JSON text for an example of a hand-written operation;
+// it panics on invalid JSON.
 func ParseExample(jsonText string) any {
 	var v any
 	if err := json.Unmarshal([]byte(jsonText), &v); err != nil {
@@ -122,6 +123,19 @@ func NullableRefs(s *huma.Schema, props ...string) *huma.Schema {
 			panic("httpapi: NullableRefs: " + name + " is not a $ref property")
 		}
 		s.Properties[name] = &huma.Schema{Description: p.Description, AnyOf: []*huma.Schema{{Ref: p.Ref}, {Type: "null"}}}
+	}
+	return s
+}
+
+// NullInEnums adds null to the enum of each nullable property of an object
+// schema, for a TransformSchema method: huma's enum tag cannot name null,
+// so a nullable enum would refuse the null it admits. Huma's validation
+// accepts null before it looks at the enum, so requests are unaffected.
+func NullInEnums(s *huma.Schema) *huma.Schema {
+	for _, p := range s.Properties {
+		if p.Nullable && len(p.Enum) > 0 && !slices.Contains(p.Enum, nil) {
+			p.Enum = append(p.Enum, nil)
+		}
 	}
 	return s
 }

@@ -87,10 +87,11 @@ func documentOAuth(s *httpapi.Server) {
 			"after repeated failed authentications of one client id; temporarily_unavailable is 503 with Retry-After when the credentials " +
 			"cannot be checked now. The body is at most 64 KiB.",
 		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
-			"application/x-www-form-urlencoded": {Schema: schema(TokenRequestForm{})},
+			"application/x-www-form-urlencoded": {Schema: schema(TokenRequestForm{}), Examples: tokenRequestExamples},
 		}},
 		Responses: map[string]*huma.Response{
-			"200": {Description: "Tokens.", Content: jsonContent(TokenResponse{})},
+			"200": {Description: "Tokens.", Content: map[string]*huma.MediaType{
+				"application/json": {Schema: schema(TokenResponse{}), Examples: tokenResponseExamples}}},
 			"400": {Description: "invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type or invalid_scope.", Content: oauthError},
 			"401": {Description: "invalid_client: client authentication failed.", Content: oauthError},
 			"429": {Description: "Rate limited per client address (problem+json), or slow_down: too many failed authentications of this client id; see Retry-After.",
@@ -135,7 +136,7 @@ func documentOAuth(s *httpapi.Server) {
 			"with code (single use, valid 60 s), state and iss; wrong credentials show the page again with 401, too many failed sign-ins " +
 			"for the email address with 429, and 503 when the credentials cannot be checked now (both with Retry-After).",
 		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
-			"application/x-www-form-urlencoded": {Schema: schema(SignInForm{})},
+			"application/x-www-form-urlencoded": {Schema: schema(SignInForm{}), Example: httpapi.ParseExample(exampleSignIn)},
 		}},
 		Responses: map[string]*huma.Response{
 			"303": {Description: "Signed in, or the request is invalid: back to the client.", Headers: location},
@@ -154,7 +155,8 @@ func documentOAuth(s *httpapi.Server) {
 		Summary:     "OpenID Connect discovery",
 		Description: "The OpenID Provider Metadata: issuer, endpoints, supported grants, methods and scopes.",
 		Responses: map[string]*huma.Response{
-			"200": {Description: "The provider metadata.", Content: jsonContent(OpenIDConfiguration{})},
+			"200": {Description: "The provider metadata.", Content: map[string]*huma.MediaType{
+				"application/json": {Schema: schema(OpenIDConfiguration{}), Example: httpapi.ParseExample(exampleOpenIDConfiguration)}}},
 			"429": rateLimited,
 		},
 	})
@@ -164,7 +166,8 @@ func documentOAuth(s *httpapi.Server) {
 		Summary:     "Token signing keys",
 		Description: "The public keys (JWKS) that verify access and ID tokens; cacheable for 300 s.",
 		Responses: map[string]*huma.Response{
-			"200": {Description: "The key set.", Content: jsonContent(JSONWebKeySet{})},
+			"200": {Description: "The key set.", Content: map[string]*huma.MediaType{
+				"application/json": {Schema: schema(JSONWebKeySet{}), Example: httpapi.ParseExample(exampleJWKS)}}},
 			"429": rateLimited,
 		},
 	})

@@ -177,7 +177,8 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-afrr-capacity-bids", Method: http.MethodGet, Path: base + "/bids", Tags: tags,
-		Summary: "List aFRR capacity bids",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleCapacityBids),
+		Summary:   "List aFRR capacity bids",
 		Description: "Bids of the asset overlapping [start_time, end_time) (either bound optional), of product when given. " +
 			"Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -192,6 +193,7 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "submit-afrr-capacity-bids", Method: http.MethodPost, Path: base + "/bids", Tags: tags, DefaultStatus: http.StatusCreated,
+		RequestBody: httpapi.RequestExample(exampleCapacitySubmit), Responses: httpapi.ResponseExample(http.StatusCreated, exampleCapacitySubmitted),
 		Summary: "Place aFRR capacity bids",
 		Description: "CREATE inserts the bids; REPLACE first deletes the PENDING bids fully inside replace_scope (of its product, or of both directions when it has none) " +
 			"and every bid must lie inside it (and have its product). Each interval must be a tender interval (422 with valid_intervals). " +
@@ -219,7 +221,8 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "delete-afrr-capacity-bids", Method: http.MethodDelete, Path: base + "/bids", Tags: tags,
-		Summary: "Delete the aFRR capacity bids of an interval",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleDeleted),
+		Summary:   "Delete the aFRR capacity bids of an interval",
 		Description: "Deletes the PENDING bids whose start_time and end_time are exactly the ones given, of product when given (both directions otherwise); " +
 			"bids in other statuses stay." + gates,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
@@ -234,6 +237,7 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "update-afrr-capacity-bid", Method: http.MethodPut, Path: base + "/bids/{bid_id}", Tags: tags,
+		RequestBody: httpapi.RequestExample(exampleCapacityUpdate), Responses: httpapi.ResponseExample(http.StatusOK, exampleCapacityUpdated),
 		Summary: "Change an aFRR capacity bid",
 		Description: "A PENDING bid changes in place (a changed interval must be a tender interval; the product never changes). A SUBMITTED bid keeps the values the market holds and " +
 			"records the change in last_edit_attempt (PENDING_RESYNC; APPLIED once forwarded, FAILED_LATE_EDIT if the gate closes first); " +
@@ -263,7 +267,8 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-afrr-capacity-valid-bid-intervals", Method: http.MethodGet, Path: base + "/valid_bid_intervals", Tags: tags,
-		Summary: "List aFRR capacity tender intervals",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleCapacityIntervals),
+		Summary:   "List aFRR capacity tender intervals",
 		Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
 			"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -285,7 +290,8 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-afrr-capacity-results", Method: http.MethodGet, Path: base + "/results", Tags: tags,
-		Summary: "List aFRR capacity auction results",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleCapacityResults),
+		Summary:   "List aFRR capacity auction results",
 		Description: "Per bid overlapping [start_time, end_time) (of product when given): offered and awarded power, the bid's own capacity price (pay-as-bid) and energy price, " +
 			"status, price source, the replayed day the result comes from, the clearing note and, when SUCCESSFUL, the capacity payment (awarded MW x capacity price x hours of the block, EUR). " +
 			"Bids not yet cleared appear with their current status and null award. Bids that ended more than 30 days ago are not returned.",

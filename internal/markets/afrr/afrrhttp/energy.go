@@ -181,7 +181,8 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-afrr-energy-bids", Method: http.MethodGet, Path: base + "/bids", Tags: tags,
-		Summary: "List aFRR energy bids",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleEnergyBids),
+		Summary:   "List aFRR energy bids",
 		Description: "Energy bids of the asset overlapping [start_time, end_time) (either bound optional), of one product or both. " +
 			"Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -196,6 +197,7 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "submit-afrr-energy-bids", Method: http.MethodPost, Path: base + "/bids", Tags: tags, DefaultStatus: http.StatusCreated,
+		RequestBody: httpapi.RequestExample(exampleEnergySubmit), Responses: httpapi.ResponseExample(http.StatusCreated, exampleEnergySubmitted),
 		Summary: "Place aFRR energy bids",
 		Description: "Each bid covers exactly one 15-minute delivery period (422 otherwise). CREATE inserts the bids; REPLACE first deletes the PENDING bids fully inside " +
 			"replace_scope (of its product, or both when omitted) and every bid must lie inside it. Idempotency per bid: the same idempotency_key for the same period " +
@@ -221,7 +223,8 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "delete-afrr-energy-bids", Method: http.MethodDelete, Path: base + "/bids", Tags: tags,
-		Summary: "Delete the aFRR energy bids of an interval",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleDeleted),
+		Summary:   "Delete the aFRR energy bids of an interval",
 		Description: "Deletes the PENDING energy bids whose start_time and end_time are exactly the ones given (of product, or both when omitted); " +
 			"bids in other statuses stay." + gates,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
@@ -236,6 +239,7 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "update-afrr-energy-bid", Method: http.MethodPut, Path: base + "/bids/{bid_id}", Tags: tags,
+		RequestBody: httpapi.RequestExample(exampleEnergyUpdate), Responses: httpapi.ResponseExample(http.StatusOK, exampleEnergyUpdated),
 		Summary: "Change an aFRR energy bid",
 		Description: "Changes a PENDING energy bid in place (its product stays; a changed interval is again exactly one delivery period). " +
 			"There is no late edit of an energy bid: any other status is 409 bid_not_pending. A new key in use for the period is 409 idempotency_key_in_use. " +
@@ -264,7 +268,8 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-afrr-energy-valid-bid-intervals", Method: http.MethodGet, Path: base + "/valid_bid_intervals", Tags: tags,
-		Summary: "List aFRR energy delivery periods",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleEnergyIntervals),
+		Summary:   "List aFRR energy delivery periods",
 		Description: "The 15-minute delivery periods of delivery_day (96; 92 or 100 on clock-change days), or without it every period whose energy bidding is open now; " +
 			"each with its opening, closure (recommended_deadline and gate_closure are both the closure, 25 minutes before the period) and whether bidding is open.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -290,7 +295,8 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-afrr-energy-results", Method: http.MethodGet, Path: base + "/results", Tags: tags,
-		Summary: "List aFRR energy results",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleEnergyResults),
+		Summary:   "List aFRR energy results",
 		Description: "Per energy bid overlapping [start_time, end_time) (of product, or both): activated power and energy, the marginal price of its quarter-hour " +
 			"and direction (activation is paid at it, not at the bid price), the settlement amount, status (FALLBACK when the period did not clear and the TSO " +
 			"substitute price applies) and price source. Bids not yet cleared appear with their current status and nulls. Bids that ended more than 30 days ago are not returned.",

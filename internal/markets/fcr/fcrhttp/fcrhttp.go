@@ -181,7 +181,8 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-fcr-bids", Method: http.MethodGet, Path: base + "/bids", Tags: tags,
-		Summary: "List FCR bids",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleBids),
+		Summary:   "List FCR bids",
 		Description: "Bids of the asset overlapping [start_time, end_time) (either bound optional). " +
 			"Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -196,6 +197,7 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "submit-fcr-bids", Method: http.MethodPost, Path: base + "/bids", Tags: tags, DefaultStatus: http.StatusCreated,
+		RequestBody: httpapi.RequestExample(exampleSubmit), Responses: httpapi.ResponseExample(http.StatusCreated, exampleSubmitted),
 		Summary: "Place FCR bids",
 		Description: "CREATE inserts the bids; REPLACE first deletes the PENDING bids fully inside replace_scope and every bid must lie inside it. " +
 			"Each interval must be a tender interval (422 with valid_intervals). Idempotency per bid: the same idempotency_key for the same interval returns the stored bid. " +
@@ -221,6 +223,7 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "delete-fcr-bids", Method: http.MethodDelete, Path: base + "/bids", Tags: tags,
+		Responses:   httpapi.ResponseExample(http.StatusOK, exampleDeleted),
 		Summary:     "Delete the FCR bids of an interval",
 		Description: "Deletes the PENDING bids whose start_time and end_time are exactly the ones given; bids in other statuses stay." + gates,
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
@@ -235,6 +238,7 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "update-fcr-bid", Method: http.MethodPut, Path: base + "/bids/{bid_id}", Tags: tags,
+		RequestBody: httpapi.RequestExample(exampleUpdate), Responses: httpapi.ResponseExample(http.StatusOK, exampleUpdated),
 		Summary: "Change an FCR bid",
 		Description: "A PENDING bid changes in place (a changed interval must be a tender interval). A SUBMITTED bid keeps the values the market holds and " +
 			"records the change in last_edit_attempt (PENDING_RESYNC; APPLIED once forwarded, FAILED_LATE_EDIT if the gate closes first); " +
@@ -264,7 +268,8 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-fcr-valid-bid-intervals", Method: http.MethodGet, Path: base + "/valid_bid_intervals", Tags: tags,
-		Summary: "List FCR tender intervals",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleIntervals),
+		Summary:   "List FCR tender intervals",
 		Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
 			"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -286,7 +291,8 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-fcr-results", Method: http.MethodGet, Path: base + "/results", Tags: tags,
-		Summary: "List FCR auction results",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleResults),
+		Summary:   "List FCR auction results",
 		Description: "Per bid overlapping [start_time, end_time): offered and awarded power, bid and settlement price, status, " +
 			"price source, the replayed day the result comes from and the clearing note and, when SUCCESSFUL, the capacity payment " +
 			"(awarded MW x settlement price, EUR). " +
