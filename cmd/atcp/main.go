@@ -3,6 +3,7 @@
 //	atcp [serve] [flags]              serve the API (the default)
 //	atcp migrate [flags]              apply the schema migrations and exit
 //	atcp rotate-signing-key [flags]   add a new token signing key (docs/operations.md)
+//	atcp openapi [flags]              print the OpenAPI document without serving
 //	atcp version                      print the version
 //
 // Every flag is also an ATCP_* environment variable; `atcp serve --help`
@@ -11,6 +12,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -37,6 +39,7 @@ Usage:
   atcp [serve] [flags]              serve the API (default command)
   atcp migrate [flags]              apply the database schema migrations and exit
   atcp rotate-signing-key [flags]   add a new token signing key; the previous one retires
+  atcp openapi [flags]              print the OpenAPI document /openapi.json serves, without serving
   atcp version                      print the version and exit
 
 Run "atcp serve --help" for the settings; each flag is also an ATCP_* environment variable.
@@ -54,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "serve", "migrate", "rotate-signing-key":
+	case "serve", "migrate", "rotate-signing-key", "openapi":
 	default:
 		fmt.Fprintf(stderr, "unknown command %q\n\n%s", command, usage)
 		return 2
@@ -87,6 +90,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return migrate(ctx, cfg, log)
 	case "rotate-signing-key":
 		return rotateSigningKey(ctx, cfg, log, stdout, rotation)
+	case "openapi":
+		return printOpenAPI(ctx, cfg, log, stdout)
 	}
 	a, err := app.New(ctx, cfg, log, stderr)
 	if err != nil {
@@ -124,6 +129,38 @@ func openMigrated(ctx context.Context, cfg config.Config, log *slog.Logger) (sto
 		return nil, false
 	}
 	return st, true
+}
+
+// printOpenAPI writes the document a server with these settings serves at
+// /openapi.json (only the base URL shows in it), for linters and client
+// generators. It builds the server on an in-memory store, without demo
+// data or credentials, and serves nothing.
+func printOpenAPI(ctx context.Context, cfg config.Config, log *slog.Logger, stdout io.Writer) int {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "http://" + cfg.Addr
+	}
+	cfg.Addr = "127.0.0.1:0"
+	cfg.DatabaseURL = "sqlite::memory:"
+	cfg.Demo, cfg.Simulate = false, false
+	cfg.BootstrapClientID, cfg.BootstrapClientSecret = "", ""
+	cfg.BootstrapAdminEmail, cfg.BootstrapAdminPassword = "", ""
+	// The server's own warnings (unencrypted signing keys) are about a
+	// store that is thrown away.
+	a, err := app.New(ctx, cfg, slog.New(slog.DiscardHandler), io.Discard)
+	if err != nil {
+		log.Error("cannot build the server", "error", err)
+		return 1
+	}
+	defer a.Close()
+	doc, err := json.Marshal(a.Server.API.OpenAPI())
+	if err == nil {
+		_, err = fmt.Fprintf(stdout, "%s\n", doc)
+	}
+	if err != nil {
+		log.Error("cannot write the OpenAPI document", "error", err)
+		return 1
+	}
+	return 0
 }
 
 // rotationFlags are the flags of rotate-signing-key beyond the settings.

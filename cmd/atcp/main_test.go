@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -138,5 +139,29 @@ func TestRotateSigningKeyCommand(t *testing.T) {
 	}
 	if k := keys(); len(k) != 1 || !strings.Contains(out, k[0].KeyID) {
 		t.Fatalf("after revoking: %+v", k)
+	}
+}
+
+func TestOpenAPICommand(t *testing.T) {
+	t.Setenv("ATCP_DATABASE_URL", "postgres://nobody@127.0.0.1:1/none") // never opened
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"openapi", "--base-url", "https://atcp.example", "--data-dir", t.TempDir()}, &stdout, &stderr); code != 0 {
+		t.Fatalf("openapi: %d %s", code, stderr.String())
+	}
+	var doc struct {
+		OpenAPI string                    `json:"openapi"`
+		Servers []struct{ URL string }    `json:"servers"`
+		Paths   map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if doc.OpenAPI != "3.1.0" || len(doc.Servers) != 1 || doc.Servers[0].URL != "https://atcp.example" {
+		t.Fatalf("openapi %q, servers %+v", doc.OpenAPI, doc.Servers)
+	}
+	for _, path := range []string{"/v1/assets", "/oauth2/token", "/healthz"} {
+		if doc.Paths[path] == nil {
+			t.Errorf("%s is not in the document", path)
+		}
 	}
 }

@@ -102,7 +102,9 @@ func New(o Options) *Server {
 	cfg.Info.Description = "Register battery storage assets, bid them into the German balancing markets, " +
 		"steer them and read their state. Every operation needs a bearer access token from " + o.BaseURL + "/oauth2/token; " +
 		"the scopes each operation requires are listed under its security requirement."
-	cfg.Servers = []*huma.Server{{URL: o.BaseURL}}
+	cfg.Servers = []*huma.Server{{URL: o.BaseURL, Description: "This server."}}
+	cfg.Info.Contact = &huma.Contact{Name: "The operator of this atcp server", URL: o.BaseURL}
+	cfg.Info.License = &huma.License{Name: "Proprietary", Identifier: "LicenseRef-Proprietary"}
 	scopes := map[string]string{}
 	for _, sc := range auth.AllScopes {
 		scopes[string(sc)] = string(sc)
@@ -133,13 +135,14 @@ func New(o Options) *Server {
 	s.handler = s.outer(s.Mux)
 
 	s.Mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		writeJSON(w, http.StatusOK, Health{Status: "ok"})
 	})
 	s.Mux.HandleFunc("GET /readyz", s.readyz)
 	s.Mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
 	s.Mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		WriteProblem(w, r, NewProblem(http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path))
 	})
+	s.documentOperational()
 	return s
 }
 
@@ -186,7 +189,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if status != http.StatusOK {
 		state = "not ready"
 	}
-	writeJSON(w, status, map[string]any{"status": state, "checks": result})
+	writeJSON(w, status, Readiness{Status: state, Checks: result})
 }
 
 // jsonFormat is huma's JSON format except that a value that cannot be

@@ -161,11 +161,12 @@ type updateInput struct {
 
 // Register adds the asset endpoints to s.
 func Register(s *httpapi.Server, svc *assets.Service) {
-	tags := []string{"Assets"}
+	tags := []string{s.Tag("Assets", "Battery storage assets: registration, technical parameters, market participation and deletion.")}
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-assets", Method: http.MethodGet, Path: "/v1/assets", Tags: tags,
-		Summary: "List assets",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleList),
+		Summary:   "List assets",
 		Description: "Assets of the caller's organisation ordered by asset_id; platform administrators get the assets of all organisations. " +
 			"Each asset with an active segmentation is followed by its virtual assets (is_virtual true, parent_asset_id set).",
 	}, httpapi.Scopes(auth.AssetRead), func(ctx context.Context, _ *struct{}) (*listOutput, error) {
@@ -182,6 +183,7 @@ func Register(s *httpapi.Server, svc *assets.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "create-asset", Method: http.MethodPost, Path: "/v1/assets", Tags: tags, DefaultStatus: http.StatusCreated,
+		RequestBody: httpapi.RequestExample(exampleCreate), Responses: httpapi.ResponseExample(http.StatusCreated, exampleCreated),
 		Summary: "Register an asset",
 		Description: "Registers an asset of organisation_id (or its alias organization_id; both with different values is 422) with the defaults of every field not sent. " +
 			"409 asset_exists when the id is or was in use (ids of deleted assets are never reused); " +
@@ -200,7 +202,8 @@ func Register(s *httpapi.Server, svc *assets.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-asset", Method: http.MethodGet, Path: "/v1/assets/{asset_id}", Tags: tags,
-		Summary: "Read an asset",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleAsset),
+		Summary:   "Read an asset",
 		Description: "404 when the asset is unknown, deleted or of another organisation. " +
 			"A virtual asset id (<parent_asset_id>.<segment_id>) resolves against the parent's active segmentation.",
 		Errors: []int{http.StatusNotFound},
@@ -214,6 +217,7 @@ func Register(s *httpapi.Server, svc *assets.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "update-asset", Method: http.MethodPut, Path: "/v1/assets/{asset_id}", Tags: tags,
+		RequestBody: httpapi.RequestExample(exampleUpdate), Responses: httpapi.ResponseExample(http.StatusOK, exampleUpdated),
 		Summary: "Update an asset partially",
 		Description: "Only the fields present in the body change; an explicit null clears a nullable field and is refused (422) for any other. " +
 			"asset_id and organisation_id (or its alias organization_id) may be sent only with their current values; response-only fields are ignored, " +

@@ -195,13 +195,14 @@ const virtualNote = " A virtual asset id is 409 virtual_asset: dispatch steers t
 
 // Register adds the dispatch endpoints and the schedule dispatch report to s.
 func Register(s *httpapi.Server, svc *dispatch.Service) {
-	tags := []string{"Dispatch"}
+	tags := []string{s.Tag("Dispatch", "Immediate and scheduled dispatch of an asset's power, and the anticipated dispatch.")}
 	immediate := "/v1/assets/{asset_id}/dispatch/immediate"
 	scheduled := "/v1/assets/{asset_id}/dispatch/scheduled"
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-immediate-dispatches", Method: http.MethodGet, Path: immediate, Tags: tags,
-		Summary: "List immediate dispatches",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleImmediateList),
+		Summary:   "List immediate dispatches",
 		Description: "History of the last 30 days. start_time and end_time filter by overlap with [start_time, end_time): a dispatch " +
 			"ending exactly at start_time or starting exactly at end_time is excluded. 422 for a start_time more than 30 days back " +
 			"or an empty window." + virtualNote,
@@ -221,6 +222,7 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "create-immediate-dispatch", Method: http.MethodPost, Path: immediate, Tags: tags,
+		RequestBody: httpapi.RequestExample(exampleImmediateCreate), Responses: httpapi.ResponseExample(http.StatusOK, exampleImmediateCreated),
 		Summary: "Start an immediate dispatch",
 		Description: "An unrestricted emergency override: unavailabilities, power limits and market reservations are neither checked " +
 			"nor enforced. It replaces the dispatch in force (whose end_time becomes this start_time). 400 window_too_short when " +
@@ -239,6 +241,7 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "disable-immediate-dispatch", Method: http.MethodPut, Path: immediate + "/disable", Tags: tags,
+		Responses:   httpapi.ResponseExample(http.StatusOK, exampleImmediateDisabled),
 		Summary:     "End the immediate dispatch in force",
 		Description: "Sets its end_time to now and returns it; the scheduled wholesale power applies again. 404 when none is in force. Allowed while battery control is off, so that an override cannot resume when control returns." + virtualNote,
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
@@ -252,7 +255,8 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-scheduled-dispatch", Method: http.MethodGet, Path: scheduled, Tags: tags,
-		Summary: "Read scheduled dispatch events",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleScheduled),
+		Summary:   "Read scheduled dispatch events",
 		Description: "Events with set_time in [start_time, end_time), ordered by set_time. Power holds until the next event of the " +
 			"same 15-minute block and resets to 0 MW at each block start. Both bounds or neither (the current UTC day), on " +
 			"15-minute marks, at most 30 days back (422 otherwise). Currently control_mode is reported as bess_only and " +
@@ -272,6 +276,7 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "put-scheduled-dispatch", Method: http.MethodPut, Path: scheduled, Tags: tags,
+		RequestBody: httpapi.RequestExample(exampleScheduledPut), Responses: httpapi.ResponseExample(http.StatusOK, exampleScheduled),
 		Summary: "Replace scheduled dispatch targets",
 		Description: "Each target holds from its delivery_time (whole seconds) until the next target of the request, the last until " +
 			"the end of its block; every 15-minute block from the first target's to the last target's is replaced in full. The " +
@@ -299,7 +304,8 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-anticipated-dispatch", Method: http.MethodGet, Path: "/v1/assets/{asset_id}/forecasts/anticipated_dispatch",
-		Tags: tags, Summary: "Forecast the scheduled power at a future instant",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleAnticipated),
+		Tags:      tags, Summary: "Forecast the scheduled power at a future instant",
 		Description: "The step-interpolated scheduled battery power at now + seconds_into_the_future: the most recent event at or " +
 			"before that instant in its delivery block, with that event's set_time; the block start and 0 MW when there is none." + virtualNote,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
@@ -313,7 +319,8 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-schedule-dispatch-report", Method: http.MethodGet, Path: "/v1/assets/{asset_id}/reports/schedule/dispatches",
-		Tags: []string{"Reporting"}, Summary: "Schedule dispatch report",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleReport),
+		Tags:      []string{s.Tag("Reporting", "Reports of what was dispatched.")}, Summary: "Schedule dispatch report",
 		Description: "What became of each scheduled target with set_time in [start_time, end_time), ordered by set_time. Both " +
 			"bounds 15-minute aligned UTC, start before end, at most 1 hour apart (422 otherwise). An outcome is visible as soon " +
 			"as the control loop has executed the target." + virtualNote,

@@ -86,8 +86,11 @@ type createSecretOutput struct {
 
 // RegisterClients registers the integration and secret endpoints.
 func RegisterClients(s *httpapi.Server, c *identity.Clients) {
+	s.Tag(tagIntegrations, "Machine-to-machine clients of an organisation. An integration's integration_id is its OAuth client_id; "+
+		"its secrets authenticate it at the token endpoint (client credentials).")
 	httpapi.Register(s, huma.Operation{
 		OperationID: "listIntegrations", Method: http.MethodGet, Path: "/v1/integrations",
+		Responses:   httpapi.ResponseExample(http.StatusOK, exampleIntegrations),
 		Summary:     "List integrations",
 		Description: "Lists the machine-to-machine integrations of the caller's organisation; platform administrators see those of every organisation.",
 		Tags:        []string{tagIntegrations},
@@ -105,6 +108,7 @@ func RegisterClients(s *httpapi.Server, c *identity.Clients) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "createIntegration", Method: http.MethodPost, Path: "/v1/integrations",
+		RequestBody: httpapi.RequestExample(exampleCreateIntegration), Responses: httpapi.ResponseExample(http.StatusCreated, exampleCreatedIntegration),
 		Summary: "Create an integration", DefaultStatus: http.StatusCreated,
 		Description: "Creates an integration with its first client secret, which is returned only in this response. " +
 			"The integration_id is the OAuth client_id for the client_credentials grant. " +
@@ -141,7 +145,8 @@ func RegisterClients(s *httpapi.Server, c *identity.Clients) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "listIntegrationSecrets", Method: http.MethodGet, Path: "/v1/integrations/{integration_id}/secrets",
-		Summary: "List an integration's secrets",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleSecrets),
+		Summary:   "List an integration's secrets",
 		Description: "Lists the active secrets of an integration, oldest first; their values are never returned. " +
 			"403 stronger_principal when the integration holds a scope the caller lacks (the detail names them).",
 		Tags:   []string{tagIntegrations},
@@ -160,7 +165,8 @@ func RegisterClients(s *httpapi.Server, c *identity.Clients) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "createIntegrationSecret", Method: http.MethodPost, Path: "/v1/integrations/{integration_id}/secrets",
-		Summary: "Add a secret", DefaultStatus: http.StatusCreated,
+		Responses: httpapi.ResponseExample(http.StatusCreated, exampleCreatedSecret),
+		Summary:   "Add a secret", DefaultStatus: http.StatusCreated,
 		Description: "Adds a client secret, returned only in this response. An integration holds at most " +
 			strconv.Itoa(identity.MaxActiveSecrets) + " active secrets (409 secret_limit_reached): to rotate, add a new secret, " +
 			"move the consumers to it, then delete the old one. An integration may add secrets to itself. " +

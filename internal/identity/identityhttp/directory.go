@@ -18,6 +18,9 @@ import (
 // RegisterDirectory registers the organisation, user and preference
 // endpoints and the set-password pages.
 func RegisterDirectory(s *httpapi.Server, d *identity.Directory) {
+	s.Tag(tagDirectoryOrganizations, "The organisations that own assets, people and integrations; "+
+		"platform administrators create them and see them all.")
+	s.Tag(tagDirectoryUsers, "The people of an organisation: their scopes and set-password links, and each person's own preferences.")
 	registerOrganizations(s, d)
 	registerUsers(s, d)
 	registerPreferences(s, d)
@@ -56,7 +59,7 @@ type organizationOutput struct {
 
 type createOrganizationInput struct {
 	Body struct {
-		OrganizationID string `json:"organization_id" pattern:"^[a-z0-9][a-z0-9-]{1,62}$" patternDescription:"2 to 63 characters of a-z, 0-9 and '-', starting with a letter or digit" doc:"Id of the new organisation, used in URLs and tokens; cannot be changed."`
+		OrganizationID string `json:"organization_id" pattern:"^[a-z0-9][a-z0-9-]{1,62}$" doc:"Id of the new organisation, used in URLs and tokens; cannot be changed: 2 to 63 characters of a-z, 0-9 and '-', starting with a letter or digit."`
 		Name           string `json:"name" minLength:"1" maxLength:"200" doc:"Display name; surrounding white space is dropped."`
 	}
 }
@@ -65,7 +68,8 @@ func registerOrganizations(s *httpapi.Server, d *identity.Directory) {
 	adminOnly := "Platform administrators only; others get 403 with code platform_admin_required."
 	httpapi.Register(s, huma.Operation{
 		OperationID: "listOrganizations", Method: http.MethodGet, Path: "/v1/organizations",
-		Summary: "List organisations", Description: "Lists every organisation. " + adminOnly,
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleOrganizations),
+		Summary:   "List organisations", Description: "Lists every organisation. " + adminOnly,
 		Tags: []string{tagDirectoryOrganizations},
 	}, httpapi.Scopes(auth.UsersRead), func(ctx context.Context, _ *struct{}) (*listOrganizationsOutput, error) {
 		orgs, err := d.Organizations(ctx, httpapi.Principal(ctx))
@@ -82,6 +86,7 @@ func registerOrganizations(s *httpapi.Server, d *identity.Directory) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "createOrganization", Method: http.MethodPost, Path: "/v1/organizations",
+		RequestBody: httpapi.RequestExample(exampleCreateOrganization), Responses: httpapi.ResponseExample(http.StatusCreated, exampleOrganization),
 		Summary: "Create an organisation", DefaultStatus: http.StatusCreated,
 		Description: "Creates an organisation; 409 with code organization_exists when the id is taken. " + adminOnly,
 		Tags:        []string{tagDirectoryOrganizations}, Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusUnprocessableEntity},
@@ -95,7 +100,8 @@ func registerOrganizations(s *httpapi.Server, d *identity.Directory) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "getOrganization", Method: http.MethodGet, Path: "/v1/organizations/{organization_id}",
-		Summary: "Get an organisation", Description: "Returns one organisation; 404 when unknown. " + adminOnly,
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleOrganization),
+		Summary:   "Get an organisation", Description: "Returns one organisation; 404 when unknown. " + adminOnly,
 		Tags: []string{tagDirectoryOrganizations}, Errors: []int{http.StatusNotFound},
 	}, httpapi.Scopes(auth.UsersRead), func(ctx context.Context, in *getOrganizationInput) (*organizationOutput, error) {
 		o, err := d.Organization(ctx, httpapi.Principal(ctx), in.OrganizationID)
@@ -204,7 +210,8 @@ type currentIdentityOutput struct {
 func registerUsers(s *httpapi.Server, d *identity.Directory) {
 	httpapi.Register(s, huma.Operation{
 		OperationID: "listUsers", Method: http.MethodGet, Path: "/v1/users",
-		Summary: "List users", Tags: []string{tagDirectoryUsers},
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleUsers),
+		Summary:   "List users", Tags: []string{tagDirectoryUsers},
 		Description: "Lists the people of the caller's organisation with their scopes. Platform administrators may " +
 			"name another organisation with organization_id (others get 403 platform_admin_required; an unknown one gives 422).",
 		Errors: []int{http.StatusUnprocessableEntity},
@@ -223,6 +230,7 @@ func registerUsers(s *httpapi.Server, d *identity.Directory) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "createUser", Method: http.MethodPost, Path: "/v1/users",
+		RequestBody: httpapi.RequestExample(exampleCreateUser), Responses: httpapi.ResponseExample(http.StatusCreated, exampleCreatedUser),
 		Summary: "Create a user", Tags: []string{tagDirectoryUsers}, DefaultStatus: http.StatusCreated,
 		Description: "Creates a person, invited until they set a password through the returned one-time set-password link " +
 			"(valid 72 hours; atcp sends no e-mail, so pass the link on). 409 user_exists when the e-mail address is taken " +
@@ -245,7 +253,8 @@ func registerUsers(s *httpapi.Server, d *identity.Directory) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "getCurrentIdentity", Method: http.MethodGet, Path: "/v1/users/me",
-		Summary: "Who am I", Tags: []string{tagDirectoryUsers},
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleCurrentIdentity),
+		Summary:   "Who am I", Tags: []string{tagDirectoryUsers},
 		Description: "Returns the caller's identity as carried on its token. Any valid token; no scope needed.",
 	}, httpapi.Authenticated, func(ctx context.Context, _ *struct{}) (*currentIdentityOutput, error) {
 		p := httpapi.Principal(ctx)
@@ -275,6 +284,7 @@ func registerUsers(s *httpapi.Server, d *identity.Directory) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "replaceUserScopes", Method: http.MethodPut, Path: "/v1/users/{email}/scopes",
+		RequestBody: httpapi.RequestExample(exampleReplaceScopes), Responses: httpapi.ResponseExample(http.StatusOK, exampleScopesReplaced),
 		Summary: "Replace a user's scopes", Tags: []string{tagDirectoryUsers},
 		Description: "Replaces the person's scopes with the given set. The caller must hold every scope the person holds " +
 			"(403 stronger_principal, naming the ones it lacks), removing included, and every scope it adds (403 scope_not_held). " +
@@ -294,7 +304,8 @@ func registerUsers(s *httpapi.Server, d *identity.Directory) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "issuePasswordLink", Method: http.MethodPost, Path: "/v1/users/{email}/password-link",
-		Summary: "Issue a set-password link", Tags: []string{tagDirectoryUsers}, DefaultStatus: http.StatusCreated,
+		Responses: httpapi.ResponseExample(http.StatusCreated, examplePasswordLink),
+		Summary:   "Issue a set-password link", Tags: []string{tagDirectoryUsers}, DefaultStatus: http.StatusCreated,
 		Description: "Issues a fresh one-time set-password link (valid 72 hours) for an existing person; earlier links " +
 			"of that person stop working. For an active person it resets the password once the link is used; the " +
 			"current password keeps working until then. 404 when not visible; 403 stronger_principal when the person holds " +
@@ -323,11 +334,24 @@ type preferencesOutput struct {
 	Body Preferences
 }
 
+// TransformSchema lets locale and theme be null in the document too.
+func (Preferences) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return httpapi.NullInEnums(s)
+}
+
+// PreferencesInput is the body of PUT preferences.
+type PreferencesInput struct {
+	Locale *string `json:"locale" required:"false" nullable:"true" enum:"en,de" doc:"en or de; null or absent clears it."`
+	Theme  *string `json:"theme" required:"false" nullable:"true" enum:"light,dark" doc:"light or dark; null or absent clears it."`
+}
+
+// TransformSchema lets locale and theme be null in the document too.
+func (PreferencesInput) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return httpapi.NullInEnums(s)
+}
+
 type putPreferencesInput struct {
-	Body struct {
-		Locale *string `json:"locale" required:"false" nullable:"true" enum:"en,de" doc:"en or de; null or absent clears it."`
-		Theme  *string `json:"theme" required:"false" nullable:"true" enum:"light,dark" doc:"light or dark; null or absent clears it."`
-	}
+	Body PreferencesInput
 }
 
 func preferencesOut(p identity.Preferences) *preferencesOutput {
@@ -338,7 +362,8 @@ func registerPreferences(s *httpapi.Server, d *identity.Directory) {
 	peopleOnly := " Any signed-in person, no scope needed; machine integrations get 403 with code people_only."
 	httpapi.Register(s, huma.Operation{
 		OperationID: "getPreferences", Method: http.MethodGet, Path: "/v1/users/me/preferences",
-		Summary: "Get my preferences", Tags: []string{tagDirectoryUsers},
+		Responses: httpapi.ResponseExample(http.StatusOK, examplePreferences),
+		Summary:   "Get my preferences", Tags: []string{tagDirectoryUsers},
 		Description: "Returns the caller's preferences; locale, theme and updated_at are null until first saved." + peopleOnly,
 		Errors:      []int{http.StatusForbidden, http.StatusNotFound},
 	}, httpapi.Authenticated, func(ctx context.Context, _ *struct{}) (*preferencesOutput, error) {
@@ -351,6 +376,7 @@ func registerPreferences(s *httpapi.Server, d *identity.Directory) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "putPreferences", Method: http.MethodPut, Path: "/v1/users/me/preferences",
+		RequestBody: httpapi.RequestExample(examplePutPreferences), Responses: httpapi.ResponseExample(http.StatusOK, examplePreferences),
 		Summary: "Replace my preferences", Tags: []string{tagDirectoryUsers},
 		Description: "Replaces both preferences; a field that is null or absent is cleared. The portal applies them on every device." + peopleOnly,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity},

@@ -8,8 +8,11 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"reflect"
 	"strconv"
 	"time"
+
+	"github.com/danielgtaylor/huma/v2"
 
 	"atcp/internal/errs"
 	"atcp/internal/httpapi"
@@ -45,6 +48,7 @@ type setPasswordMessage struct {
 }
 
 func registerSetPasswordPages(s *httpapi.Server, d *identity.Directory) {
+	documentSetPasswordPages(s)
 	s.Mux.HandleFunc("GET "+identity.SetPasswordPath, func(w http.ResponseWriter, r *http.Request) {
 		token := r.URL.Query().Get("token")
 		info, err := d.PasswordLinkInfo(r.Context(), token)
@@ -101,6 +105,64 @@ func registerSetPasswordPages(s *httpapi.Server, d *identity.Directory) {
 		writeSetPasswordMessage(w, r, http.StatusOK, "Your password is set",
 			"You can now sign in to atcp with your e-mail address "+info.Email+" and the new password.",
 			"This link has been used and no longer works.")
+	})
+}
+
+// SetPasswordFormFields documents the form the set-password page posts.
+type SetPasswordFormFields struct {
+	Token           string `json:"token" doc:"The token of the set-password link; only in the body, never in the URL of a post."`
+	Password        string `json:"password" doc:"The new password, 12 to 256 characters."`
+	PasswordConfirm string `json:"password_confirm" doc:"The same password again."`
+}
+
+// documentSetPasswordPages adds the plain set-password handlers to the
+// OpenAPI document.
+func documentSetPasswordPages(s *httpapi.Server) {
+	doc := s.API.OpenAPI()
+	html := func(description string) *huma.Response {
+		return &huma.Response{Description: description, Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: huma.TypeString}}}}
+	}
+	rateLimited := &huma.Response{Description: "Rate limited per client address; see Retry-After.", Content: map[string]*huma.MediaType{
+		"application/problem+json": {Schema: doc.Components.Schemas.Schema(reflect.TypeOf(httpapi.Problem{}), true, "")}}}
+	tags := []string{tagDirectoryUsers}
+	noToken := []map[string][]string{} // the link's token is the credential
+	doc.AddOperation(&huma.Operation{
+		OperationID: "setPasswordPage", Method: http.MethodGet, Path: identity.SetPasswordPath, Tags: tags, Security: noToken,
+		Summary:     "Set-password page",
+		Description: "The page a set-password link opens: a form for the new password. Pages, not an API: for the person's browser.",
+		Parameters: []*huma.Param{{Name: "token", In: "query", Required: true, Description: "The token of the set-password link.",
+			Schema: &huma.Schema{Type: huma.TypeString}}},
+		Responses: map[string]*huma.Response{
+			"200":     html("The form."),
+			"404":     html("The link is unknown or was replaced by a newer one."),
+			"410":     html("The link was used or has expired (72 hours after issue)."),
+			"429":     rateLimited,
+			"503":     html("The store cannot be reached now; see Retry-After."),
+			"default": html("Any other status: an internal error (500), with a reference to quote."),
+		},
+	})
+	doc.AddOperation(&huma.Operation{
+		OperationID: "setPassword", Method: http.MethodPost, Path: identity.SetPasswordPath, Tags: tags, Security: noToken,
+		Summary: "Set a password",
+		Description: "The set-password form posts here. The password is set, the person becomes active and the link stops working; " +
+			"a refused password shows the form again with the reasons (422).",
+		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
+			"application/x-www-form-urlencoded": {Schema: doc.Components.Schemas.Schema(reflect.TypeOf(SetPasswordFormFields{}), true, ""),
+				Example: httpapi.ParseExample(`{"token":"cZ2bDFXUYstln3bEMqPuF6Do4sEJVWVtTduPFfACr3M",
+					"password":"correct horse battery staple","password_confirm":"correct horse battery staple"}`)},
+		}},
+		Responses: map[string]*huma.Response{
+			"200":     html("The password is set."),
+			"400":     html("The form cannot be read."),
+			"404":     html("The link is unknown or was replaced by a newer one."),
+			"410":     html("The link was used or has expired."),
+			"413":     html("The form is larger than 64 KiB."),
+			"415":     html("The body is not application/x-www-form-urlencoded."),
+			"422":     html("The password is refused (too short or long, or the confirmation differs): the form again, with the reasons."),
+			"429":     rateLimited,
+			"503":     html("The store cannot be reached or the password cannot be hashed now; see Retry-After."),
+			"default": html("Any other status: an internal error (500), with a reference to quote."),
+		},
 	})
 }
 

@@ -55,6 +55,8 @@ type JSONWebKeySet struct {
 
 // documentOAuth adds the plain OAuth handlers to the OpenAPI document.
 func documentOAuth(s *httpapi.Server) {
+	s.Tag(tagOAuth, "Access tokens for integrations (client credentials) and for people (authorization code with PKCE, "+
+		"then refresh tokens), the sign-in page, OpenID Connect discovery and the token signing keys.")
 	doc := s.API.OpenAPI()
 	reg := doc.Components.Schemas
 	// The registry names each schema after its Go type.
@@ -66,6 +68,7 @@ func documentOAuth(s *httpapi.Server) {
 	oauthError := jsonContent(OAuthErrorResponse{})
 	rateLimited := &huma.Response{Description: "Rate limited; see Retry-After.",
 		Content: map[string]*huma.MediaType{"application/problem+json": {Schema: schema(httpapi.Problem{})}}}
+	internalError := &huma.Response{Description: "Any other status: an internal error (500), shown on an error page.", Content: html}
 	location := map[string]*huma.Param{"Location": {Description: "The redirect URI with code, state and iss, or with error, error_description, state and iss.", Schema: &huma.Schema{Type: "string"}}}
 	str := &huma.Schema{Type: "string"}
 	query := func(name string, required bool, description string) *huma.Param {
@@ -84,10 +87,11 @@ func documentOAuth(s *httpapi.Server) {
 			"after repeated failed authentications of one client id; temporarily_unavailable is 503 with Retry-After when the credentials " +
 			"cannot be checked now. The body is at most 64 KiB.",
 		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
-			"application/x-www-form-urlencoded": {Schema: schema(TokenRequestForm{})},
+			"application/x-www-form-urlencoded": {Schema: schema(TokenRequestForm{}), Examples: tokenRequestExamples},
 		}},
 		Responses: map[string]*huma.Response{
-			"200": {Description: "Tokens.", Content: jsonContent(TokenResponse{})},
+			"200": {Description: "Tokens.", Content: map[string]*huma.MediaType{
+				"application/json": {Schema: schema(TokenResponse{}), Examples: tokenResponseExamples}}},
 			"400": {Description: "invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type or invalid_scope.", Content: oauthError},
 			"401": {Description: "invalid_client: client authentication failed.", Content: oauthError},
 			"429": {Description: "Rate limited per client address (problem+json), or slow_down: too many failed authentications of this client id; see Retry-After.",
@@ -117,10 +121,11 @@ func documentOAuth(s *httpapi.Server) {
 			"other errors are redirected to redirect_uri with error, error_description, state and iss (RFC 6749 section 4.1.2.1, RFC 9207).",
 		Parameters: authorizeParams,
 		Responses: map[string]*huma.Response{
-			"200": {Description: "The sign-in page.", Content: html},
-			"303": {Description: "The request is invalid; the error goes back to the client.", Headers: location},
-			"400": {Description: "The client or redirect URI is invalid.", Content: html},
-			"429": rateLimited,
+			"200":     {Description: "The sign-in page.", Content: html},
+			"303":     {Description: "The request is invalid; the error goes back to the client.", Headers: location},
+			"400":     {Description: "The client or redirect URI is invalid.", Content: html},
+			"429":     rateLimited,
+			"default": internalError,
 		},
 	})
 	doc.AddOperation(&huma.Operation{
@@ -131,7 +136,7 @@ func documentOAuth(s *httpapi.Server) {
 			"with code (single use, valid 60 s), state and iss; wrong credentials show the page again with 401, too many failed sign-ins " +
 			"for the email address with 429, and 503 when the credentials cannot be checked now (both with Retry-After).",
 		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
-			"application/x-www-form-urlencoded": {Schema: schema(SignInForm{})},
+			"application/x-www-form-urlencoded": {Schema: schema(SignInForm{}), Example: httpapi.ParseExample(exampleSignIn)},
 		}},
 		Responses: map[string]*huma.Response{
 			"303": {Description: "Signed in, or the request is invalid: back to the client.", Headers: location},
@@ -140,6 +145,8 @@ func documentOAuth(s *httpapi.Server) {
 			"429": {Description: "Rate limited per client address (problem+json), or too many failed sign-ins for this email address (the page again); see Retry-After.",
 				Content: map[string]*huma.MediaType{"text/html": html["text/html"], "application/problem+json": {Schema: schema(httpapi.Problem{})}}},
 			"503": {Description: "The credentials cannot be checked now: the page again, with Retry-After.", Content: html},
+			// Success is the 303 above, never a 2xx: the browser goes back to the client.
+			"default": internalError,
 		},
 	})
 	doc.AddOperation(&huma.Operation{
@@ -148,7 +155,8 @@ func documentOAuth(s *httpapi.Server) {
 		Summary:     "OpenID Connect discovery",
 		Description: "The OpenID Provider Metadata: issuer, endpoints, supported grants, methods and scopes.",
 		Responses: map[string]*huma.Response{
-			"200": {Description: "The provider metadata.", Content: jsonContent(OpenIDConfiguration{})},
+			"200": {Description: "The provider metadata.", Content: map[string]*huma.MediaType{
+				"application/json": {Schema: schema(OpenIDConfiguration{}), Example: httpapi.ParseExample(exampleOpenIDConfiguration)}}},
 			"429": rateLimited,
 		},
 	})
@@ -158,7 +166,8 @@ func documentOAuth(s *httpapi.Server) {
 		Summary:     "Token signing keys",
 		Description: "The public keys (JWKS) that verify access and ID tokens; cacheable for 300 s.",
 		Responses: map[string]*huma.Response{
-			"200": {Description: "The key set.", Content: jsonContent(JSONWebKeySet{})},
+			"200": {Description: "The key set.", Content: map[string]*huma.MediaType{
+				"application/json": {Schema: schema(JSONWebKeySet{}), Example: httpapi.ParseExample(exampleJWKS)}}},
 			"429": rateLimited,
 		},
 	})

@@ -36,7 +36,8 @@ type curtailmentInput struct {
 func registerCurtailment(s *httpapi.Server, svc *restrictions.Service) {
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-curtailment", Method: http.MethodGet, Path: "/v1/assets/{asset_id}/curtailment",
-		Tags: []string{"Limits and unavailability"}, Summary: "List DSO curtailments",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleCurtailments),
+		Tags:      []string{tagLimits(s)}, Summary: "List DSO curtailments",
 		Description: "Curtailments recorded from the DSO's signals. start_time and end_time filter by overlap with the half-open " +
 			"window [start_time, end_time); ongoing curtailments (end_time null) are included.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},

@@ -132,11 +132,15 @@ type kindAPI[L, C any] struct {
 	noun    string // for summaries
 	list    func([]restrictions.Interval) L
 	draft   func(C) restrictions.Draft
+	// Examples for the OpenAPI document: a creation, the list it gives,
+	// and the list after shortening it to exampleShorten's end.
+	exampleCreate, exampleList, exampleShortened string
 }
 
 func powerAPI() kindAPI[PowerLimitList, PowerLimitCreate] {
 	return kindAPI[PowerLimitList, PowerLimitCreate]{
 		kind: restrictions.PowerLimit, segment: "power_limits", noun: "power limit",
+		exampleCreate: examplePowerLimitCreate, exampleList: examplePowerLimits, exampleShortened: examplePowerLimitsShortened,
 		list: func(ivs []restrictions.Interval) PowerLimitList {
 			out := PowerLimitList{Limits: make([]PowerLimit, len(ivs))}
 			for i, iv := range ivs {
@@ -155,6 +159,7 @@ func powerAPI() kindAPI[PowerLimitList, PowerLimitCreate] {
 func energyAPI() kindAPI[EnergyLimitList, EnergyLimitCreate] {
 	return kindAPI[EnergyLimitList, EnergyLimitCreate]{
 		kind: restrictions.EnergyLimit, segment: "energy_limits", noun: "energy limit",
+		exampleCreate: exampleEnergyLimitCreate, exampleList: exampleEnergyLimits, exampleShortened: exampleEnergyLimitsShortened,
 		list: func(ivs []restrictions.Interval) EnergyLimitList {
 			out := EnergyLimitList{Limits: make([]EnergyLimit, len(ivs))}
 			for i, iv := range ivs {
@@ -173,6 +178,7 @@ func energyAPI() kindAPI[EnergyLimitList, EnergyLimitCreate] {
 func unavailabilityAPI() kindAPI[UnavailabilityList, UnavailabilityCreate] {
 	return kindAPI[UnavailabilityList, UnavailabilityCreate]{
 		kind: restrictions.Unavailability, segment: "unavailability", noun: "unavailability",
+		exampleCreate: exampleUnavailabilityCreate, exampleList: exampleUnavailabilities, exampleShortened: exampleUnavailabilitiesShortened,
 		list: func(ivs []restrictions.Interval) UnavailabilityList {
 			out := UnavailabilityList{Unavailabilities: make([]Unavailability, len(ivs))}
 			for i, iv := range ivs {
@@ -188,14 +194,15 @@ func unavailabilityAPI() kindAPI[UnavailabilityList, UnavailabilityCreate] {
 }
 
 func registerKind[L, C any](s *httpapi.Server, svc *restrictions.Service, k kindAPI[L, C]) {
-	tags := []string{"Limits and unavailability"}
+	tags := []string{tagLimits(s)}
 	path := "/v1/assets/{asset_id}/" + k.segment
 	id := "-" + string(k.kind)
 	write := httpapi.Scopes(auth.AssetWrite, auth.RestrictionsWriteDirect)
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list" + id, Method: http.MethodGet, Path: path, Tags: tags,
-		Summary: "List " + k.noun + " intervals",
+		Responses: httpapi.ResponseExample(http.StatusOK, k.exampleList),
+		Summary:   "List " + k.noun + " intervals",
 		Description: "Ordered by start_time (sort_by is deprecated and ignored). start_time and end_time filter by overlap with " +
 			"the half-open window [start_time, end_time): an interval ending exactly at start_time or starting exactly at end_time " +
 			"is excluded; open-ended intervals are included.",
@@ -211,6 +218,7 @@ func registerKind[L, C any](s *httpapi.Server, svc *restrictions.Service, k kind
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "create" + id, Method: http.MethodPost, Path: path, Tags: tags, DefaultStatus: http.StatusCreated,
+		RequestBody: httpapi.RequestExample(k.exampleCreate), Responses: httpapi.ResponseExample(http.StatusCreated, k.exampleList),
 		Summary: "Create a " + k.noun + " interval",
 		Description: "409 overlapping_interval when it overlaps another interval of the same kind (shorten or delete that one first). " +
 			"422 for an invalid or missing field.",
@@ -225,6 +233,7 @@ func registerKind[L, C any](s *httpapi.Server, svc *restrictions.Service, k kind
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "shorten" + id, Method: http.MethodPatch, Path: path, Tags: tags,
+		RequestBody: httpapi.RequestExample(exampleShorten), Responses: httpapi.ResponseExample(http.StatusOK, k.exampleShortened),
 		Summary: "Shorten or end a " + k.noun + " interval",
 		Description: "Send exactly one of new_end_time (at least 5 minutes ahead, before the current end) and end_now=true (400 otherwise). " +
 			"409 interval_ended for new_end_time on an ended interval; 409 interval_not_started for end_now on a future one.",
@@ -252,8 +261,9 @@ func registerKind[L, C any](s *httpapi.Server, svc *restrictions.Service, k kind
 	}
 	httpapi.Register(s, huma.Operation{
 		OperationID: "active" + id, Method: http.MethodGet, Path: path + "/active", Tags: tags,
-		Summary: "The active " + k.noun + " interval",
-		Errors:  []int{http.StatusNotFound},
+		Responses: httpapi.ResponseExample(http.StatusOK, k.exampleList),
+		Summary:   "The active " + k.noun + " interval",
+		Errors:    []int{http.StatusNotFound},
 	}, httpapi.Scopes(auth.AssetRead), func(ctx context.Context, in *assetInput) (*listOutput[L], error) {
 		list, err := svc.Active(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, k.kind)
 		if err != nil {
@@ -261,6 +271,13 @@ func registerKind[L, C any](s *httpapi.Server, svc *restrictions.Service, k kind
 		}
 		return &listOutput[L]{Body: k.list(list)}, nil
 	})
+}
+
+// tagLimits declares the tag of the limit, unavailability and curtailment
+// endpoints.
+func tagLimits(s *httpapi.Server) string {
+	return s.Tag("Limits and unavailability", "Power and energy limits, planned unavailability and DSO curtailments: "+
+		"what bounds an asset's power and state of charge, and when.")
 }
 
 // Register adds every restriction endpoint to s.

@@ -127,10 +127,11 @@ type decisionInput struct {
 type requestOutput struct{ Body RestrictionRequest }
 
 func registerRequests(s *httpapi.Server, svc *restrictions.Service) {
-	tags := []string{"Restriction requests"}
+	tags := []string{s.Tag("Restriction requests", "Limits and unavailability that need approval: requested, then approved, rejected or cancelled; they expire when their window passes.")}
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "create-restriction-request", Method: http.MethodPost, Path: "/v1/assets/{asset_id}/restriction_requests",
+		RequestBody: httpapi.RequestExample(exampleRequestCreate), Responses: httpapi.ResponseExample(http.StatusCreated, exampleRequest("pending", "")),
 		Tags: tags, DefaultStatus: http.StatusCreated, Summary: "Request a restriction that needs approval",
 		Description: "Validated like a direct write (422 invalid, 409 overlapping_interval) and stored pending. " +
 			"A pending request expires when its window passes (an open-ended one when its start passes).",
@@ -149,7 +150,8 @@ func registerRequests(s *httpapi.Server, svc *restrictions.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-restriction-requests", Method: http.MethodGet, Path: "/v1/restriction_requests", Tags: tags,
-		Summary: "List restriction requests", Description: "Requests visible to the caller's organisation, newest first.",
+		Responses: httpapi.ResponseExample(http.StatusOK, `{"requests":[`+exampleRequest("pending", "")+`]}`),
+		Summary:   "List restriction requests", Description: "Requests visible to the caller's organisation, newest first.",
 		Errors: []int{http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.RestrictionsReview), func(ctx context.Context, in *requestListInput) (*listOutput[RequestList], error) {
 		list, err := svc.Requests(ctx, httpapi.Principal(ctx).Visibility(),
@@ -166,7 +168,8 @@ func registerRequests(s *httpapi.Server, svc *restrictions.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-restriction-request", Method: http.MethodGet, Path: "/v1/restriction_requests/{request_id}", Tags: tags,
-		Summary: "Read a restriction request", Errors: []int{http.StatusNotFound},
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleRequest("approved", "Agreed with the DSO")),
+		Summary:   "Read a restriction request", Errors: []int{http.StatusNotFound},
 	}, httpapi.Scopes(auth.RestrictionsReview), func(ctx context.Context, in *requestInput) (*requestOutput, error) {
 		r, err := svc.Request(ctx, httpapi.Principal(ctx).Visibility(), in.RequestID)
 		if err != nil {
@@ -176,24 +179,26 @@ func registerRequests(s *httpapi.Server, svc *restrictions.Service) {
 	})
 
 	decisions := []struct {
-		name, summary, description string
-		scope                      auth.Scope
-		decide                     func(context.Context, auth.Principal, string, *string) (restrictions.Request, error)
+		name, status, summary, description string // status: the request's after the decision
+		scope                              auth.Scope
+		decide                             func(context.Context, auth.Principal, string, *string) (restrictions.Request, error)
 	}{
-		{"approve", "Approve a pending restriction request",
+		{"approve", "approved", "Approve a pending restriction request",
 			"Re-validates against the asset's live data and intervals and applies the restriction atomically; on failure the " +
 				"request stays pending and the error says why (422 approval_validation_failed, 409 overlapping_interval). " +
 				"409 request_not_pending or request_expired.", auth.RestrictionsApprove, svc.Approve},
-		{"reject", "Reject a pending restriction request", "409 request_not_pending or request_expired.",
+		{"reject", "rejected", "Reject a pending restriction request", "409 request_not_pending or request_expired.",
 			auth.RestrictionsApprove, svc.Reject},
-		{"cancel", "Cancel a pending restriction request",
+		{"cancel", "cancelled", "Cancel a pending restriction request",
 			"Only the requester or a platform administrator (403 not_requester). 409 request_not_pending or request_expired.",
 			auth.AssetWrite, svc.Cancel},
 	}
 	for _, d := range decisions {
 		httpapi.Register(s, huma.Operation{
 			OperationID: d.name + "-restriction-request", Method: http.MethodPost,
-			Path: "/v1/restriction_requests/{request_id}/" + d.name, Tags: tags, Summary: d.summary, Description: d.description,
+			RequestBody: httpapi.RequestExample(exampleDecision),
+			Responses:   httpapi.ResponseExample(http.StatusOK, exampleRequest(d.status, "Agreed with the DSO")),
+			Path:        "/v1/restriction_requests/{request_id}/" + d.name, Tags: tags, Summary: d.summary, Description: d.description,
 			Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 		}, httpapi.Scopes(d.scope), func(ctx context.Context, in *decisionInput) (*requestOutput, error) {
 			var note *string

@@ -73,11 +73,12 @@ type output struct{ Body Segmentation }
 
 // Register adds the segmentation endpoints to s.
 func Register(s *httpapi.Server, svc *segmentation.Service) {
-	tags := []string{"Virtual segmentation"}
+	tags := []string{s.Tag("Virtual segmentation", "Split one physical asset into virtual assets that are bid, dispatched and read on their own; a design is stored, then activated.")}
 	const path = "/v1/assets/{asset_id}/segmentation"
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-segmentation", Method: http.MethodGet, Path: path, Tags: tags,
+		Responses:   httpapi.ResponseExample(http.StatusOK, exampleActive),
 		Summary:     "Read the segmentation of an asset",
 		Description: "404 when the asset is not visible or has no segmentation; 409 virtual_asset for a virtual asset id.",
 		Errors:      []int{http.StatusNotFound, http.StatusConflict},
@@ -91,6 +92,7 @@ func Register(s *httpapi.Server, svc *segmentation.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "put-segmentation", Method: http.MethodPut, Path: path, Tags: tags,
+		RequestBody: httpapi.RequestExample(examplePut), Responses: httpapi.ResponseExample(http.StatusOK, exampleDraft),
 		Summary: "Create or replace the segmentation of an asset",
 		Description: "Creates the design as draft with version 1, or replaces it keeping its status and bumping its version; " +
 			"an active design's virtual assets follow the new segments at once. " +
@@ -122,7 +124,8 @@ func Register(s *httpapi.Server, svc *segmentation.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "activate-segmentation", Method: http.MethodPost, Path: path + "/activate", Tags: tags,
-		Summary: "Activate the segmentation of an asset",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleActive),
+		Summary:   "Activate the segmentation of an asset",
 		Description: "Moves a draft to active: its segments appear as virtual assets. " +
 			"404 when there is no segmentation; 409 segmentation_active when it is active already; 409 virtual_asset for a virtual asset id.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},

@@ -31,7 +31,7 @@ type FCRReservation struct {
 	EndTime        time.Time   `json:"end_time"`
 	OfferedPower   float64     `json:"offered_power" doc:"MW offered."`
 	AwardedPower   *float64    `json:"awarded_power" doc:"MW awarded (the reservation held); null when the market recorded none."`
-	CapacityPrice  string      `json:"capacity_price" doc:"EUR/MW."`
+	CapacityPrice  string      `json:"capacity_price" doc:"EUR/MW per block, as a decimal string (for example \"12.5\")."`
 	Status         bids.Status `json:"status" enum:"SUCCESSFUL,FALLBACK"`
 }
 
@@ -44,8 +44,8 @@ type AFRRCapacityReservation struct {
 	Product        bids.Product `json:"product" enum:"pos,neg"`
 	OfferedPower   float64      `json:"offered_power" doc:"MW offered."`
 	AwardedPower   *float64     `json:"awarded_power" doc:"MW awarded (the reservation held); null when the market recorded none."`
-	CapacityPrice  string       `json:"capacity_price" doc:"EUR/MW."`
-	EnergyPrice    *string      `json:"energy_price" doc:"EUR/MWh."`
+	CapacityPrice  string       `json:"capacity_price" doc:"EUR/MW/h, as a decimal string (for example \"12.5\")."`
+	EnergyPrice    *string      `json:"energy_price" doc:"EUR/MWh, as a decimal string; negative: the provider pays."`
 	Status         bids.Status  `json:"status" enum:"SUCCESSFUL,FALLBACK"`
 }
 
@@ -58,7 +58,7 @@ type AFRREnergyReservation struct {
 	Product        bids.Product `json:"product" enum:"pos,neg"`
 	OfferedPower   float64      `json:"offered_power" doc:"MW offered."`
 	AwardedPower   *float64     `json:"awarded_power" doc:"MW activated/awarded; null when the market recorded none."`
-	EnergyPrice    *string      `json:"energy_price" doc:"EUR/MWh."`
+	EnergyPrice    *string      `json:"energy_price" doc:"EUR/MWh, as a decimal string; negative: the provider pays."`
 	Status         bids.Status  `json:"status" enum:"SUCCESSFUL,FALLBACK"`
 }
 
@@ -125,12 +125,13 @@ type plannedInput struct {
 
 // Register adds the three telemetry endpoints to s.
 func Register(s *httpapi.Server, svc *assetstate.Service) {
-	tags := []string{"Telemetry"}
+	tags := []string{s.Tag("Telemetry", "An asset's measured state now, its downsampled state history and its planned state.")}
 	read := httpapi.Scopes(auth.AssetRead)
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-asset-state", Method: http.MethodGet, Path: "/v1/assets/{asset_id}/state", Tags: tags,
-		Summary: "Latest asset state",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleState),
+		Summary:   "Latest asset state",
 		Description: "Every measurement of the asset as `{name: [{timestamp, value}]}` (exactly one point each), including the " +
 			"deprecated aliases available_soc_discharge and available_soc_charge; PV measurements only for pv_active assets. " +
 			"asset_status is 0 while a full unavailability or a full power or energy limit is active. A virtual asset shows its " +
@@ -146,7 +147,8 @@ func Register(s *httpapi.Server, svc *assetstate.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-asset-state-history", Method: http.MethodGet, Path: "/v1/assets/{asset_id}/state/history", Tags: tags,
-		Summary: "Asset state history",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleHistory),
+		Summary:   "Asset state history",
 		Description: "Each requested measurement as a list of `{timestamp, value}` over [start_time, end_time). Without do_downsample " +
 			"the window is at most 5 minutes and every stored point (one per second) is returned; with it the window may span up " +
 			"to 30 days and is cut into 200 equal buckets. Data reaches back 30 days. A named measurement without data is an " +
@@ -163,7 +165,8 @@ func Register(s *httpapi.Server, svc *assetstate.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-asset-planned-state", Method: http.MethodGet, Path: "/v1/assets/{asset_id}/planned_state", Tags: tags,
-		Summary: "Asset planned state",
+		Responses: httpapi.ResponseExample(http.StatusOK, examplePlanned),
+		Summary:   "Asset planned state",
 		Description: "What the platform's records plan for [start_time, end_time): the scheduled dispatch as a step function, the " +
 			"accepted (SUCCESSFUL, FALLBACK) FCR and aFRR bids, and the power limits, energy limits, unavailabilities and DSO " +
 			"curtailments overlapping the window. The window is at most 8 days (enough to reach, from now, the end of the " +

@@ -147,12 +147,13 @@ type defaultOutput struct{ Body BackupDefault }
 
 // RegisterBackup adds the backup-market endpoints to s.
 func RegisterBackup(s *httpapi.Server, svc *afrr.BackupService) {
-	tags := []string{"aFRR backup market"}
+	tags := []string{s.Tag("aFRR backup market", "The aFRR backup market: a default price (EUR/MWh) and capacity cap per product, and overrides of them for a window.")}
 	const base = "/v1/assets/{asset_id}/backup_markets/afrr"
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-afrr-backup-overrides", Method: http.MethodGet, Path: base + "/bids", Tags: tags,
-		Summary: "List backup-market overrides",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleOverrides),
+		Summary:   "List backup-market overrides",
 		Description: "Overrides of the asset ordered by start_time. start_time and end_time filter by overlap with the half-open " +
 			"window [start_time, end_time): an override ending exactly at start_time or starting exactly at end_time is excluded. " +
 			"Overrides that ended more than 30 days ago are not returned.",
@@ -172,6 +173,7 @@ func RegisterBackup(s *httpapi.Server, svc *afrr.BackupService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "create-afrr-backup-override", Method: http.MethodPost, Path: base + "/bids", Tags: tags,
+		RequestBody: httpapi.RequestExample(exampleOverrideCreate), Responses: httpapi.ResponseExample(http.StatusCreated, exampleOverride),
 		DefaultStatus: http.StatusCreated,
 		Summary:       "Override the backup-market default for a window",
 		Description: "Replaces the default price and/or capacity cap of one product for [start_time, end_time). " +
@@ -201,6 +203,7 @@ func RegisterBackup(s *httpapi.Server, svc *afrr.BackupService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-afrr-backup-default", Method: http.MethodGet, Path: base + "/default", Tags: tags,
+		Responses:   httpapi.ResponseExample(http.StatusOK, exampleDefault),
 		Summary:     "Read the backup-market default of a product",
 		Description: "The latest default of the product, with the block it applies from. 404 no_default when none was ever set.",
 		Errors:      []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -214,6 +217,7 @@ func RegisterBackup(s *httpapi.Server, svc *afrr.BackupService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "put-afrr-backup-default", Method: http.MethodPut, Path: base + "/default", Tags: tags,
+		RequestBody: httpapi.RequestExample(exampleDefaultPut), Responses: httpapi.ResponseExample(http.StatusOK, exampleDefault),
 		Summary: "Set the backup-market default of a product",
 		Description: "Applies from the first delivery block whose 10-second gate is still open (effective_from); blocks already " +
 			"gated keep the default they had. Overrides keep their explicit values; those that left a value unset use the new default.",

@@ -22,7 +22,7 @@ type CapacityBid struct {
 	Product         bids.Product          `json:"product" enum:"pos,neg"`
 	StartTime       time.Time             `json:"start_time"`
 	EndTime         time.Time             `json:"end_time"`
-	CapacityPrice   bidshttp.Price        `json:"capacity_price_eur_per_mw" doc:"EUR per MW and hour of the block."`
+	CapacityPrice   bidshttp.Price        `json:"capacity_price_eur_per_mw" doc:"EUR/MW/h: EUR per MW and hour of the block."`
 	EnergyPrice     bidshttp.Price        `json:"energy_price_eur_per_mwh" doc:"EUR/MWh; negative: the provider pays."`
 	OfferedPowerMW  float64               `json:"offered_power_mw"`
 	AwardedPowerMW  *float64              `json:"awarded_power_mw" doc:"Null until the auction cleared."`
@@ -30,6 +30,11 @@ type CapacityBid struct {
 	LastEditAttempt *bidshttp.EditAttempt `json:"last_edit_attempt"`
 	CreatedAt       time.Time             `json:"created_at"`
 	UpdatedAt       time.Time             `json:"updated_at"`
+}
+
+// TransformSchema documents that last_edit_attempt may be null.
+func (CapacityBid) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return httpapi.NullableRefs(s, "last_edit_attempt")
 }
 
 func capacityPriceOf(p *bids.Price) bidshttp.Price {
@@ -62,8 +67,8 @@ type CapacityBidInput struct {
 	StartTime      time.Time        `json:"start_time" doc:"Start of a tender interval (UTC)."`
 	EndTime        time.Time        `json:"end_time" doc:"End of the same tender interval (UTC, exclusive)."`
 	Product        bids.Product     `json:"product" enum:"pos,neg" doc:"pos: inject into the grid; neg: absorb from the grid."`
-	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw" doc:"0 to 15000 EUR per MW and hour of the block."`
-	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh" doc:"-15000 to 15000 EUR/MWh."`
+	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw" doc:"0 to 15000 EUR/MW/h (per MW and hour of the block): a number or a string holding one, at most 2 decimals."`
+	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh" doc:"-15000 to 15000 EUR/MWh; negative: the provider pays. A number or a string holding one, at most 2 decimals."`
 	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1" doc:"Whole MW."`
 }
 
@@ -91,8 +96,8 @@ type CapacityUpdateRequest struct {
 	IdempotencyKey *string          `json:"idempotency_key,omitempty" minLength:"1" maxLength:"200" doc:"Overwrites the stored key; PENDING bids only."`
 	StartTime      time.Time        `json:"start_time"`
 	EndTime        time.Time        `json:"end_time"`
-	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw"`
-	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh"`
+	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw" doc:"0 to 15000 EUR/MW/h (per MW and hour of the block): a number or a string holding one, at most 2 decimals."`
+	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh" doc:"-15000 to 15000 EUR/MWh; negative: the provider pays. A number or a string holding one, at most 2 decimals."`
 	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1"`
 }
 
@@ -122,13 +127,13 @@ type CapacityResult struct {
 	EndTime         time.Time       `json:"end_time"`
 	OfferedPowerMW  float64         `json:"offered_power_mw"`
 	AwardedPowerMW  *float64        `json:"awarded_power_mw" doc:"Null until cleared."`
-	CapacityPrice   bidshttp.Price  `json:"capacity_price_eur_per_mw" doc:"The bid's own price, which an award earns (pay-as-bid)."`
-	EnergyPrice     bidshttp.Price  `json:"energy_price_eur_per_mwh" doc:"The bid's energy price."`
+	CapacityPrice   bidshttp.Price  `json:"capacity_price_eur_per_mw" doc:"The bid's own price in EUR/MW/h, which an award earns (pay-as-bid)."`
+	EnergyPrice     bidshttp.Price  `json:"energy_price_eur_per_mwh" doc:"The bid's energy price, EUR/MWh."`
 	Status          bids.Status     `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
 	PriceSource     *string         `json:"price_source" doc:"What the figures are: published (the delivery day's own published results; the replayed days 2026-02-01 and 2026-02-02), replayed (the published results of source_day, replayed for a day without its own) or modelled (part of the result is the model's, e.g. an award at exactly the aFRR marginal price); null until cleared."`
 	SourceDay       *string         `json:"source_day" format:"date" doc:"The replayed day whose results cleared the bid; null until cleared."`
 	ClearingNote    *string         `json:"clearing_note" doc:"What the result was cleared with, in words; null until cleared."`
-	CapacityPayment *bidshttp.Price `json:"capacity_payment_eur" doc:"Awarded MW x capacity price x hours of the block, when SUCCESSFUL; null otherwise."`
+	CapacityPayment *bidshttp.Price `json:"capacity_payment_eur" nullable:"true" doc:"EUR: awarded MW x capacity price (EUR/MW/h) x hours of the block, when SUCCESSFUL; null otherwise."`
 }
 
 // CapacityResultsResponse is the body of GET capacity/results.
@@ -166,13 +171,14 @@ type capacityResultsOutput struct{ Body CapacityResultsResponse }
 
 // RegisterCapacity adds the aFRR capacity endpoints to s.
 func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
-	tags := []string{"aFRR capacity"}
+	tags := []string{s.Tag("aFRR capacity", "automatic Frequency Restoration Reserve capacity: bids per 4-hour block and direction (capacity prices in EUR/MW/h, energy prices in EUR/MWh), tender intervals and auction results.")}
 	base := "/v1/assets/{asset_id}/markets/afrr/capacity"
 	gates := " Bids open 10:00 Europe/Berlin at D-7; recommended deadline D-1 08:30, enforced gate D-1 09:00 (409 gate_closed after, 409 bidding_not_open before opening)."
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-afrr-capacity-bids", Method: http.MethodGet, Path: base + "/bids", Tags: tags,
-		Summary: "List aFRR capacity bids",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleCapacityBids),
+		Summary:   "List aFRR capacity bids",
 		Description: "Bids of the asset overlapping [start_time, end_time) (either bound optional), of product when given. " +
 			"Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -187,6 +193,7 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "submit-afrr-capacity-bids", Method: http.MethodPost, Path: base + "/bids", Tags: tags, DefaultStatus: http.StatusCreated,
+		RequestBody: httpapi.RequestExample(exampleCapacitySubmit), Responses: httpapi.ResponseExample(http.StatusCreated, exampleCapacitySubmitted),
 		Summary: "Place aFRR capacity bids",
 		Description: "CREATE inserts the bids; REPLACE first deletes the PENDING bids fully inside replace_scope (of its product, or of both directions when it has none) " +
 			"and every bid must lie inside it (and have its product). Each interval must be a tender interval (422 with valid_intervals). " +
@@ -214,7 +221,8 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "delete-afrr-capacity-bids", Method: http.MethodDelete, Path: base + "/bids", Tags: tags,
-		Summary: "Delete the aFRR capacity bids of an interval",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleDeleted),
+		Summary:   "Delete the aFRR capacity bids of an interval",
 		Description: "Deletes the PENDING bids whose start_time and end_time are exactly the ones given, of product when given (both directions otherwise); " +
 			"bids in other statuses stay." + gates,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
@@ -229,6 +237,7 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "update-afrr-capacity-bid", Method: http.MethodPut, Path: base + "/bids/{bid_id}", Tags: tags,
+		RequestBody: httpapi.RequestExample(exampleCapacityUpdate), Responses: httpapi.ResponseExample(http.StatusOK, exampleCapacityUpdated),
 		Summary: "Change an aFRR capacity bid",
 		Description: "A PENDING bid changes in place (a changed interval must be a tender interval; the product never changes). A SUBMITTED bid keeps the values the market holds and " +
 			"records the change in last_edit_attempt (PENDING_RESYNC; APPLIED once forwarded, FAILED_LATE_EDIT if the gate closes first); " +
@@ -258,7 +267,8 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-afrr-capacity-valid-bid-intervals", Method: http.MethodGet, Path: base + "/valid_bid_intervals", Tags: tags,
-		Summary: "List aFRR capacity tender intervals",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleCapacityIntervals),
+		Summary:   "List aFRR capacity tender intervals",
 		Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
 			"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -280,7 +290,8 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-afrr-capacity-results", Method: http.MethodGet, Path: base + "/results", Tags: tags,
-		Summary: "List aFRR capacity auction results",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleCapacityResults),
+		Summary:   "List aFRR capacity auction results",
 		Description: "Per bid overlapping [start_time, end_time) (of product when given): offered and awarded power, the bid's own capacity price (pay-as-bid) and energy price, " +
 			"status, price source, the replayed day the result comes from, the clearing note and, when SUCCESSFUL, the capacity payment (awarded MW x capacity price x hours of the block, EUR). " +
 			"Bids not yet cleared appear with their current status and null award. Bids that ended more than 30 days ago are not returned.",

@@ -23,7 +23,7 @@ type EnergyBid struct {
 	Product        bids.Product   `json:"product" enum:"pos,neg"`
 	StartTime      time.Time      `json:"start_time"`
 	EndTime        time.Time      `json:"end_time"`
-	EnergyPrice    bidshttp.Price `json:"energy_price_eur_per_mwh"`
+	EnergyPrice    bidshttp.Price `json:"energy_price_eur_per_mwh" doc:"EUR/MWh; negative: the provider pays."`
 	OfferedPowerMW float64        `json:"offered_power_mw"`
 	Status         bids.Status    `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
 	CreatedAt      time.Time      `json:"created_at"`
@@ -55,7 +55,7 @@ type EnergyBidInput struct {
 	Product        bids.Product     `json:"product" enum:"pos,neg"`
 	StartTime      time.Time        `json:"start_time" doc:"Start of a 15-minute delivery period (UTC quarter-hour)."`
 	EndTime        time.Time        `json:"end_time" doc:"start_time + 15 minutes: one bid per delivery period."`
-	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh" doc:"-15000 to 15000 EUR/MWh; negative: the provider pays."`
+	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh" doc:"-15000 to 15000 EUR/MWh; negative: the provider pays. A number or a string holding one, at most 2 decimals."`
 	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1" doc:"Whole MW."`
 }
 
@@ -81,7 +81,7 @@ type EnergyUpdateRequest struct {
 	IdempotencyKey *string          `json:"idempotency_key,omitempty" minLength:"1" maxLength:"200" doc:"Overwrites the stored key."`
 	StartTime      time.Time        `json:"start_time"`
 	EndTime        time.Time        `json:"end_time"`
-	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh"`
+	EnergyPrice    bidshttp.PriceIn `json:"energy_price_eur_per_mwh" doc:"-15000 to 15000 EUR/MWh; negative: the provider pays. A number or a string holding one, at most 2 decimals."`
 	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1"`
 }
 
@@ -110,11 +110,11 @@ type EnergyResult struct {
 	StartTime          time.Time       `json:"start_time"`
 	EndTime            time.Time       `json:"end_time"`
 	OfferedPowerMW     float64         `json:"offered_power_mw"`
-	EnergyPrice        bidshttp.Price  `json:"energy_price_eur_per_mwh" doc:"The bid's price (merit order only; activation is paid the marginal price)."`
+	EnergyPrice        bidshttp.Price  `json:"energy_price_eur_per_mwh" doc:"The bid's price in EUR/MWh (merit order only; activation is paid the marginal price)."`
 	ActivatedPowerMW   *float64        `json:"activated_power_mw" doc:"Average activated power over the period; null until cleared."`
 	ActivatedEnergyMWh *float64        `json:"activated_energy_mwh" doc:"activated_power_mw x 0.25 h; null until cleared."`
-	MarginalPrice      *bidshttp.Price `json:"marginal_price_eur_per_mwh" doc:"Marginal price of the quarter-hour and direction (the TSO substitute price for FALLBACK); null until cleared."`
-	SettlementAmount   *bidshttp.Price `json:"settlement_amount_eur" doc:"activated_energy_mwh x marginal price, to the cent; negative: the provider pays; null until cleared."`
+	MarginalPrice      *bidshttp.Price `json:"marginal_price_eur_per_mwh" nullable:"true" doc:"Marginal price of the quarter-hour and direction in EUR/MWh (the TSO substitute price for FALLBACK); null until cleared."`
+	SettlementAmount   *bidshttp.Price `json:"settlement_amount_eur" nullable:"true" doc:"EUR: activated_energy_mwh x marginal price (EUR/MWh), to the cent; negative: the provider pays; null until cleared."`
 	Status             bids.Status     `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
 	PriceSource        *string         `json:"price_source" doc:"What the figures are: modelled (activation and marginal price are modelled from the replayed quarter-hour's frequency and reBAP); null until cleared."`
 	SourceDay          *string         `json:"source_day" format:"date" doc:"The replayed day whose results cleared the bid; null until cleared."`
@@ -174,14 +174,15 @@ type energyResultsOutput struct{ Body EnergyResultsResponse }
 
 // RegisterEnergy adds the aFRR energy endpoints to s.
 func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
-	tags := []string{"aFRR energy"}
+	tags := []string{s.Tag("aFRR energy", "aFRR energy bids per quarter-hour and direction (prices in EUR/MWh), bid intervals and activation results.")}
 	base := "/v1/assets/{asset_id}/markets/afrr/energy"
 	gates := " Bidding for a delivery period opens D-1 10:00 Europe/Berlin and closes 25 minutes before the period starts " +
 		"(409 bidding_not_open before, 409 gate_closed from the closure on)."
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-afrr-energy-bids", Method: http.MethodGet, Path: base + "/bids", Tags: tags,
-		Summary: "List aFRR energy bids",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleEnergyBids),
+		Summary:   "List aFRR energy bids",
 		Description: "Energy bids of the asset overlapping [start_time, end_time) (either bound optional), of one product or both. " +
 			"Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -196,6 +197,7 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "submit-afrr-energy-bids", Method: http.MethodPost, Path: base + "/bids", Tags: tags, DefaultStatus: http.StatusCreated,
+		RequestBody: httpapi.RequestExample(exampleEnergySubmit), Responses: httpapi.ResponseExample(http.StatusCreated, exampleEnergySubmitted),
 		Summary: "Place aFRR energy bids",
 		Description: "Each bid covers exactly one 15-minute delivery period (422 otherwise). CREATE inserts the bids; REPLACE first deletes the PENDING bids fully inside " +
 			"replace_scope (of its product, or both when omitted) and every bid must lie inside it. Idempotency per bid: the same idempotency_key for the same period " +
@@ -221,7 +223,8 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "delete-afrr-energy-bids", Method: http.MethodDelete, Path: base + "/bids", Tags: tags,
-		Summary: "Delete the aFRR energy bids of an interval",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleDeleted),
+		Summary:   "Delete the aFRR energy bids of an interval",
 		Description: "Deletes the PENDING energy bids whose start_time and end_time are exactly the ones given (of product, or both when omitted); " +
 			"bids in other statuses stay." + gates,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
@@ -236,6 +239,7 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "update-afrr-energy-bid", Method: http.MethodPut, Path: base + "/bids/{bid_id}", Tags: tags,
+		RequestBody: httpapi.RequestExample(exampleEnergyUpdate), Responses: httpapi.ResponseExample(http.StatusOK, exampleEnergyUpdated),
 		Summary: "Change an aFRR energy bid",
 		Description: "Changes a PENDING energy bid in place (its product stays; a changed interval is again exactly one delivery period). " +
 			"There is no late edit of an energy bid: any other status is 409 bid_not_pending. A new key in use for the period is 409 idempotency_key_in_use. " +
@@ -264,7 +268,8 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-afrr-energy-valid-bid-intervals", Method: http.MethodGet, Path: base + "/valid_bid_intervals", Tags: tags,
-		Summary: "List aFRR energy delivery periods",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleEnergyIntervals),
+		Summary:   "List aFRR energy delivery periods",
 		Description: "The 15-minute delivery periods of delivery_day (96; 92 or 100 on clock-change days), or without it every period whose energy bidding is open now; " +
 			"each with its opening, closure (recommended_deadline and gate_closure are both the closure, 25 minutes before the period) and whether bidding is open.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -290,7 +295,8 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-afrr-energy-results", Method: http.MethodGet, Path: base + "/results", Tags: tags,
-		Summary: "List aFRR energy results",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleEnergyResults),
+		Summary:   "List aFRR energy results",
 		Description: "Per energy bid overlapping [start_time, end_time) (of product, or both): activated power and energy, the marginal price of its quarter-hour " +
 			"and direction (activation is paid at it, not at the bid price), the settlement amount, status (FALLBACK when the period did not clear and the TSO " +
 			"substitute price applies) and price source. Bids not yet cleared appear with their current status and nulls. Bids that ended more than 30 days ago are not returned.",

@@ -38,7 +38,7 @@ func (p Price) MarshalJSON() ([]byte, error) { return bids.Price(p).MarshalJSON(
 
 // Schema is a number.
 func (Price) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: huma.TypeNumber, Description: "EUR, at most 2 decimals."}
+	return &huma.Schema{Type: huma.TypeNumber, Description: "EUR (EUR/MW per block for FCR capacity, EUR/MW/h for aFRR capacity, EUR/MWh for energy), at most 2 decimals."}
 }
 
 // PricePtr converts an optional price.
@@ -53,8 +53,8 @@ func PricePtr(p *bids.Price) *Price {
 // RequestedValues are the values a late edit asks for.
 type RequestedValues struct {
 	OfferedPowerMW float64 `json:"offered_power_mw"`
-	CapacityPrice  *Price  `json:"capacity_price_eur_per_mw,omitempty"`
-	EnergyPrice    *Price  `json:"energy_price_eur_per_mwh,omitempty"`
+	CapacityPrice  *Price  `json:"capacity_price_eur_per_mw,omitempty" doc:"EUR/MW per block for FCR, EUR/MW/h for aFRR capacity."`
+	EnergyPrice    *Price  `json:"energy_price_eur_per_mwh,omitempty" doc:"EUR/MWh."`
 }
 
 // EditAttempt is last_edit_attempt.

@@ -24,13 +24,18 @@ type Bid struct {
 	IdempotencyKey  *string               `json:"idempotency_key"`
 	StartTime       time.Time             `json:"start_time"`
 	EndTime         time.Time             `json:"end_time"`
-	CapacityPrice   bidshttp.Price        `json:"capacity_price_eur_per_mw"`
+	CapacityPrice   bidshttp.Price        `json:"capacity_price_eur_per_mw" doc:"EUR/MW per block."`
 	OfferedPowerMW  float64               `json:"offered_power_mw"`
 	AwardedPowerMW  *float64              `json:"awarded_power_mw" doc:"Null until the auction cleared."`
 	Status          bids.Status           `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
 	LastEditAttempt *bidshttp.EditAttempt `json:"last_edit_attempt"`
 	CreatedAt       time.Time             `json:"created_at"`
 	UpdatedAt       time.Time             `json:"updated_at"`
+}
+
+// TransformSchema documents that last_edit_attempt may be null.
+func (Bid) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return httpapi.NullableRefs(s, "last_edit_attempt")
 }
 
 func toBid(b bids.Bid) Bid {
@@ -58,7 +63,7 @@ type BidInput struct {
 	IdempotencyKey *string          `json:"idempotency_key,omitempty" minLength:"1" maxLength:"200" doc:"Retrying the same key for the same interval returns the stored bid unchanged."`
 	StartTime      time.Time        `json:"start_time" doc:"Start of a tender interval (UTC)."`
 	EndTime        time.Time        `json:"end_time" doc:"End of the same tender interval (UTC, exclusive)."`
-	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw"`
+	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw" doc:"EUR/MW per block, 0 to the market maximum (15000 by default): a number or a string holding one, at most 2 decimals."`
 	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1" doc:"Whole MW."`
 }
 
@@ -83,7 +88,7 @@ type UpdateRequest struct {
 	IdempotencyKey *string          `json:"idempotency_key,omitempty" minLength:"1" maxLength:"200" doc:"Overwrites the stored key; PENDING bids only."`
 	StartTime      time.Time        `json:"start_time"`
 	EndTime        time.Time        `json:"end_time"`
-	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw"`
+	CapacityPrice  bidshttp.PriceIn `json:"capacity_price_eur_per_mw" doc:"EUR/MW per block, 0 to the market maximum (15000 by default): a number or a string holding one, at most 2 decimals."`
 	OfferedPowerMW float64          `json:"offered_power_mw" minimum:"1" maximum:"100000" multipleOf:"1"`
 }
 
@@ -118,13 +123,13 @@ type Result struct {
 	EndTime         time.Time       `json:"end_time"`
 	OfferedPowerMW  float64         `json:"offered_power_mw"`
 	AwardedPowerMW  *float64        `json:"awarded_power_mw" doc:"Null until cleared."`
-	CapacityPrice   bidshttp.Price  `json:"capacity_price_eur_per_mw" doc:"The bid's price."`
-	SettlementPrice *bidshttp.Price `json:"settlement_price_eur_per_mw" doc:"The price the award is paid at; null until cleared."`
+	CapacityPrice   bidshttp.Price  `json:"capacity_price_eur_per_mw" doc:"The bid's price, EUR/MW per block."`
+	SettlementPrice *bidshttp.Price `json:"settlement_price_eur_per_mw" nullable:"true" doc:"The price the award is paid at, EUR/MW per block; null until cleared."`
 	Status          bids.Status     `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
 	PriceSource     *string         `json:"price_source" doc:"What the figures are: published (the delivery day's own published results; the replayed days 2026-02-01 and 2026-02-02), replayed (the published results of source_day, replayed for a day without its own) or modelled (part of the result is the model's, e.g. an award at exactly the aFRR marginal price); null until cleared."`
 	SourceDay       *string         `json:"source_day" format:"date" doc:"The replayed day whose results cleared the bid; null until cleared."`
 	ClearingNote    *string         `json:"clearing_note" doc:"What the result was cleared with, in words; null until cleared."`
-	CapacityPayment *bidshttp.Price `json:"capacity_payment_eur" doc:"Awarded MW x settlement price (EUR/MW for the block), when SUCCESSFUL; null otherwise."`
+	CapacityPayment *bidshttp.Price `json:"capacity_payment_eur" nullable:"true" doc:"EUR: awarded MW x settlement price (EUR/MW per block), when SUCCESSFUL; null otherwise."`
 }
 
 // ResultsResponse is the body of GET results.
@@ -170,13 +175,14 @@ type resultsOutput struct{ Body ResultsResponse }
 
 // Register adds the FCR endpoints to s.
 func Register(s *httpapi.Server, svc *fcr.Service) {
-	tags := []string{"FCR"}
+	tags := []string{s.Tag("FCR", "Frequency Containment Reserve: capacity bids per 4-hour block (prices in EUR/MW per block), tender intervals and auction results.")}
 	base := "/v1/assets/{asset_id}/markets/fcr"
 	gates := " Bids open 11:00 Europe/Berlin at D-7; recommended deadline D-1 07:30, enforced gate D-1 08:00 (409 gate_closed after, 409 bidding_not_open before opening)."
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-fcr-bids", Method: http.MethodGet, Path: base + "/bids", Tags: tags,
-		Summary: "List FCR bids",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleBids),
+		Summary:   "List FCR bids",
 		Description: "Bids of the asset overlapping [start_time, end_time) (either bound optional). " +
 			"Bids that ended more than 30 days ago are not returned.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -191,6 +197,7 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "submit-fcr-bids", Method: http.MethodPost, Path: base + "/bids", Tags: tags, DefaultStatus: http.StatusCreated,
+		RequestBody: httpapi.RequestExample(exampleSubmit), Responses: httpapi.ResponseExample(http.StatusCreated, exampleSubmitted),
 		Summary: "Place FCR bids",
 		Description: "CREATE inserts the bids; REPLACE first deletes the PENDING bids fully inside replace_scope and every bid must lie inside it. " +
 			"Each interval must be a tender interval (422 with valid_intervals). Idempotency per bid: the same idempotency_key for the same interval returns the stored bid. " +
@@ -216,6 +223,7 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "delete-fcr-bids", Method: http.MethodDelete, Path: base + "/bids", Tags: tags,
+		Responses:   httpapi.ResponseExample(http.StatusOK, exampleDeleted),
 		Summary:     "Delete the FCR bids of an interval",
 		Description: "Deletes the PENDING bids whose start_time and end_time are exactly the ones given; bids in other statuses stay." + gates,
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
@@ -230,6 +238,7 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "update-fcr-bid", Method: http.MethodPut, Path: base + "/bids/{bid_id}", Tags: tags,
+		RequestBody: httpapi.RequestExample(exampleUpdate), Responses: httpapi.ResponseExample(http.StatusOK, exampleUpdated),
 		Summary: "Change an FCR bid",
 		Description: "A PENDING bid changes in place (a changed interval must be a tender interval). A SUBMITTED bid keeps the values the market holds and " +
 			"records the change in last_edit_attempt (PENDING_RESYNC; APPLIED once forwarded, FAILED_LATE_EDIT if the gate closes first); " +
@@ -259,7 +268,8 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-fcr-valid-bid-intervals", Method: http.MethodGet, Path: base + "/valid_bid_intervals", Tags: tags,
-		Summary: "List FCR tender intervals",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleIntervals),
+		Summary:   "List FCR tender intervals",
 		Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
 			"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -281,7 +291,8 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-fcr-results", Method: http.MethodGet, Path: base + "/results", Tags: tags,
-		Summary: "List FCR auction results",
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleResults),
+		Summary:   "List FCR auction results",
 		Description: "Per bid overlapping [start_time, end_time): offered and awarded power, bid and settlement price, status, " +
 			"price source, the replayed day the result comes from and the clearing note and, when SUCCESSFUL, the capacity payment " +
 			"(awarded MW x settlement price, EUR). " +
