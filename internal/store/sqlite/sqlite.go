@@ -7,7 +7,10 @@
 // BEGIN IMMEDIATE, so writers queue instead of failing with SQLITE_BUSY and
 // a transaction that reads, checks and writes (a capacity ceiling, the
 // number of active secrets) is serialised as a whole. Reads use a separate
-// pool and, in WAL mode, never wait for writers.
+// pool and, in a file (WAL mode), never wait for writers; in the in-memory
+// database they wait for the write transaction to end. A transaction's
+// context carries it, and every statement with that context runs inside
+// it (see read), so nothing a transaction calls waits for it.
 package sqlite
 
 import (
