@@ -116,27 +116,27 @@ func (s *Service) Activate(ctx context.Context, v auth.Visibility, assetID strin
 		return Segmentation{}, err
 	}
 	now := s.clk.Now().UTC().Truncate(time.Microsecond)
-	// The parent's own future bids would come on top of its segments' and
-	// could exceed the battery's prequalified capacity. Checked before the
-	// change's transaction: on SQLite a read inside it would wait for it.
-	counts, err := s.commitments.CommittedAfter(ctx, assetID, now)
-	if err != nil {
-		return Segmentation{}, err
-	}
-	n := 0
-	for _, c := range counts {
-		n += c
-	}
-	if n > 0 {
-		return Segmentation{}, errs.Conflictf("asset_has_bids",
-			"asset %q holds %d committed future bids; its segments would bid on top of them: cancel them or let them end before activating", assetID, n)
-	}
-	return s.store.Change(ctx, v, assetID, func(_ context.Context, _ string, cur *Segmentation) (Segmentation, error) {
+	return s.store.Change(ctx, v, assetID, func(ctx context.Context, _ string, cur *Segmentation) (Segmentation, error) {
 		if cur == nil {
 			return Segmentation{}, notFound(assetID)
 		}
 		if cur.Status == Active {
 			return Segmentation{}, errs.Conflictf("segmentation_active", "the segmentation of asset %q is active already", assetID)
+		}
+		// The parent's own future bids would come on top of its segments'
+		// and could exceed the battery's prequalified capacity. Read under
+		// the parent's lock, which a bid on the parent takes too.
+		counts, err := s.commitments.CommittedAfter(ctx, assetID, now)
+		if err != nil {
+			return Segmentation{}, err
+		}
+		n := 0
+		for _, c := range counts {
+			n += c
+		}
+		if n > 0 {
+			return Segmentation{}, errs.Conflictf("asset_has_bids",
+				"asset %q holds %d committed future bids; its segments would bid on top of them: cancel them or let them end before activating", assetID, n)
 		}
 		next := *cur
 		next.Status, next.UpdatedAt = Active, now

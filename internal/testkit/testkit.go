@@ -1,7 +1,8 @@
 // Package testkit is the shared test harness: it opens every store backend
-// a test should run on (in-memory SQLite always, PostgreSQL in a fresh
-// schema when ATCP_TEST_DATABASE_URL is set) and serves an httpapi.Server
-// on a manual clock with helpers to mint tokens and send requests.
+// a test should run on (a SQLite file and in-memory SQLite always,
+// PostgreSQL in a fresh schema when ATCP_TEST_DATABASE_URL is set) and
+// serves an httpapi.Server on a manual clock with helpers to mint tokens
+// and send requests.
 package testkit
 
 import (
@@ -41,10 +42,24 @@ var SecurityStart = time.Date(2026, 11, 23, 14, 30, 0, 0, time.UTC)
 // PostgresURL is the server the PostgreSQL half of the suites runs against.
 func PostgresURL() string { return os.Getenv("ATCP_TEST_DATABASE_URL") }
 
-// OpenSQLite opens a migrated in-memory SQLite store closed at cleanup.
+// OpenSQLite opens a migrated in-memory SQLite store closed at cleanup, as
+// a server started with ATCP_DATABASE_URL=sqlite::memory: opens it.
 func OpenSQLite(t testing.TB) store.Backend {
 	t.Helper()
-	b, err := store.Open(context.Background(), "sqlite::memory:", "")
+	return openMigrated(t, "sqlite::memory:", "")
+}
+
+// OpenSQLiteFile opens a migrated SQLite store in a file of a temporary
+// data directory, closed at cleanup, as a server started without
+// ATCP_DATABASE_URL opens it: WAL mode, readers beside the writer.
+func OpenSQLiteFile(t testing.TB) store.Backend {
+	t.Helper()
+	return openMigrated(t, "", t.TempDir())
+}
+
+func openMigrated(t testing.TB, databaseURL, dataDir string) store.Backend {
+	t.Helper()
+	b, err := store.Open(context.Background(), databaseURL, dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,10 +140,14 @@ func OpenPostgresInstances(t testing.TB, n int) []store.Backend {
 	return out
 }
 
-// ForEachBackend runs f as a subtest on every backend: sqlite always,
-// postgres when ATCP_TEST_DATABASE_URL is set.
+// ForEachBackend runs f as a subtest on every way a server can open its
+// store: a SQLite file (the default) and sqlite::memory: always, which
+// lock differently (WAL file: readers never wait for the writer; memory:
+// they wait for its transaction to end), and postgres when
+// ATCP_TEST_DATABASE_URL is set.
 func ForEachBackend(t *testing.T, f func(t *testing.T, b store.Backend)) {
-	t.Run("sqlite", func(t *testing.T) { f(t, OpenSQLite(t)) })
+	t.Run("sqlite-file", func(t *testing.T) { f(t, OpenSQLiteFile(t)) })
+	t.Run("sqlite-memory", func(t *testing.T) { f(t, OpenSQLite(t)) })
 	if PostgresURL() != "" {
 		t.Run("postgres", func(t *testing.T) { f(t, OpenPostgres(t)) })
 	}

@@ -14,6 +14,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/identity"
 	"atcp/internal/markets/bids"
+	"atcp/internal/markets/fcr"
 	"atcp/internal/segmentation"
 	"atcp/internal/segmentation/segmentationhttp"
 	"atcp/internal/store"
@@ -350,5 +351,63 @@ func TestControlCharactersAreRefused(t *testing.T) {
 			}
 		}
 		e.h.Do("GET", seg1, e.acme, nil).Expect(t, 404, "")
+	})
+}
+
+// TestWithTheServersBidStore runs the designs' checks against the bid
+// store the server wires in rather than the stand-in. Those checks read
+// bids inside the design's write transaction: on sqlite::memory: a read
+// through the read pool waited 10 s for that transaction and the DELETE
+// of an activated design failed with SQLITE_BUSY.
+func TestWithTheServersBidStore(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		h := testkit.NewHarness(t, b)
+		if err := identity.NewDirectory(b.Directory(), h.Clock, h.URL).EnsureOrganization(ctx, "acme", "acme"); err != nil {
+			t.Fatal(err)
+		}
+		registry := assets.NewService(b.Assets(), h.Clock)
+		svc := segmentation.NewService(b.Segmentations(), registry, b.Bids(), h.Clock)
+		registry.SetVirtualResolver(svc)
+		registry.AddDeletionGuard(svc)
+		registry.AddDeletionGuard(bids.DeletionGuard{Store: b.Bids()})
+		assetshttp.Register(h.Server, registry)
+		segmentationhttp.Register(h.Server, svc)
+		acme := h.TokenFor("acme", auth.AssetRead, auth.AssetWrite)
+		timed := func(method, path string, body any, status int, code string) {
+			t.Helper()
+			start := time.Now()
+			h.Do(method, path, acme, body).Expect(t, status, code)
+			// A write waiting on its own transaction stalls until the busy timeout.
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("%s %s took %v", method, path, d)
+			}
+		}
+
+		// The sequence of issue 10.
+		timed("POST", "/v1/assets", map[string]any{
+			"asset_id": "bess-1", "asset_name": "Battery", "asset_type": "standalone", "location": "Leipzig",
+			"organisation_id": "acme", "usable_power_capacity_mw": 10, "usable_energy_capacity_mwh": 20,
+			"fcr_enabled": true, "fcr_prequalified_capacity_mw": 10,
+		}, 201, "")
+		timed("PUT", seg1, body("proportional", segment("a", 0.5), segment("b", 0.5)), 200, "")
+		timed("POST", seg1+"/activate", nil, 200, "")
+		timed("DELETE", seg1, nil, 204, "")
+
+		// The reads inside the transactions see a committed bid of a
+		// virtual asset.
+		timed("PUT", seg1, body("proportional", segment("a", 0.5), segment("b", 0.5)), 200, "")
+		timed("POST", seg1+"/activate", nil, 200, "")
+		block := time.Date(2026, 2, 2, 3, 0, 0, 0, time.UTC) // open at testkit.Start
+		_, err := fcr.NewService(registry, b.Bids(), h.Clock, fcr.Config{}).Submit(ctx, auth.Visibility{OrganizationID: "acme"}, "bess-1.b",
+			bids.Submission{Bids: []bids.NewBid{{Start: block, End: block.Add(4 * time.Hour), OfferedMW: 1, CapacityPrice: bids.PriceInput{Raw: []byte(`"10"`)}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		timed("PUT", seg1, body("proportional", segment("a", 0.5), segment("c", 0.5)), 409, "segment_in_use")
+		timed("DELETE", seg1, nil, 409, "segmentation_in_use")
+		timed("PUT", seg1, body("proportional", segment("b", 0.5), segment("c", 0.5)), 200, "")
+		timed("PUT", "/v1/assets/bess-1", map[string]any{"asset_operational_status": "maintenance"}, 200, "")
+		timed("DELETE", "/v1/assets/bess-1", nil, 409, "asset_in_use")
 	})
 }

@@ -63,7 +63,7 @@ func scanAsset(row pgx.Row) (assets.Asset, error) {
 func assetNotFound(id string) error { return errs.NotFoundf("asset %q not found", id) }
 
 func (s assetStore) List(ctx context.Context, v auth.Visibility) ([]assets.Asset, error) {
-	rows, err := s.db.pool.Query(ctx, assetSelect+visibleAsset+` ORDER BY a.asset_id COLLATE "C"`, v.All, v.OrganizationID)
+	rows, err := s.db.conn(ctx).Query(ctx, assetSelect+visibleAsset+` ORDER BY a.asset_id COLLATE "C"`, v.All, v.OrganizationID)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (s assetStore) List(ctx context.Context, v auth.Visibility) ([]assets.Asset
 }
 
 func (s assetStore) Get(ctx context.Context, v auth.Visibility, id string) (assets.Asset, error) {
-	a, err := scanAsset(s.db.pool.QueryRow(ctx, assetSelect+visibleAsset+" AND a.asset_id = $3", v.All, v.OrganizationID, id))
+	a, err := scanAsset(s.db.conn(ctx).QueryRow(ctx, assetSelect+visibleAsset+" AND a.asset_id = $3", v.All, v.OrganizationID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return assets.Asset{}, assetNotFound(id)
 	}
@@ -128,7 +128,7 @@ func optimizerName(ctx context.Context, tx pgx.Tx, a *assets.Asset, v *errs.Vali
 }
 
 func (s assetStore) Create(ctx context.Context, a assets.Asset) (assets.Asset, error) {
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		var v errs.Validation
 		_, known, err := organizationName(ctx, tx, a.OrganizationID)
 		if err != nil {
@@ -160,7 +160,7 @@ func (s assetStore) Create(ctx context.Context, a assets.Asset) (assets.Asset, e
 
 func (s assetStore) Update(ctx context.Context, v auth.Visibility, id string, change func(assets.Asset) (assets.Asset, bool, error)) (assets.Asset, error) {
 	var out assets.Asset
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		cur, err := lockAsset(ctx, tx, v, id)
 		if err != nil {
 			return err
@@ -190,7 +190,7 @@ func (s assetStore) Update(ctx context.Context, v auth.Visibility, id string, ch
 }
 
 func (s assetStore) Delete(ctx context.Context, v auth.Visibility, id string, at time.Time, check func(context.Context, assets.Asset) error) error {
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		cur, err := lockAsset(ctx, tx, v, id)
 		if err != nil {
 			return err

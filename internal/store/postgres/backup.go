@@ -81,7 +81,7 @@ func lockBackupAsset(ctx context.Context, tx pgx.Tx, v auth.Visibility, a assets
 }
 
 func (s backupStore) CreateOverride(ctx context.Context, v auth.Visibility, a assets.Asset, o afrr.Override) (afrr.Override, error) {
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		org, err := lockBackupAsset(ctx, tx, v, a)
 		if err != nil {
 			return err
@@ -134,7 +134,7 @@ func (s backupStore) Overrides(ctx context.Context, v auth.Visibility, assetID s
 		arg("o.start_time <", f.To)
 	}
 	q.WriteString(" ORDER BY o.start_time, o.product, o.override_id")
-	rows, err := s.db.pool.Query(ctx, q.String(), args...)
+	rows, err := s.db.conn(ctx).Query(ctx, q.String(), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (s backupStore) Overrides(ctx context.Context, v auth.Visibility, assetID s
 }
 
 func (s backupStore) DeleteOverride(ctx context.Context, v auth.Visibility, assetID, id string, check func(afrr.Override) error) error {
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		o, err := scanOverride(tx.QueryRow(ctx, overrideSelect+" AND o.override_id = $4 FOR UPDATE OF o", v.All, v.OrganizationID, assetID, id))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return afrr.OverrideNotFound(id)
@@ -166,7 +166,7 @@ func (s backupStore) DeleteOverride(ctx context.Context, v auth.Visibility, asse
 }
 
 func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, a assets.Asset, d afrr.Default) (afrr.Default, error) {
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		org, err := lockBackupAsset(ctx, tx, v, a)
 		if err != nil {
 			return err
@@ -188,7 +188,7 @@ func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, a assets
 }
 
 func (s backupStore) LatestDefault(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product) (afrr.Default, error) {
-	d, err := scanDefault(s.db.pool.QueryRow(ctx, defaultSelect+" ORDER BY d.effective_from DESC LIMIT 1",
+	d, err := scanDefault(s.db.conn(ctx).QueryRow(ctx, defaultSelect+" ORDER BY d.effective_from DESC LIMIT 1",
 		v.All, v.OrganizationID, assetID, string(p)))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return afrr.Default{}, afrr.NoDefault(assetID, p)
@@ -197,7 +197,7 @@ func (s backupStore) LatestDefault(ctx context.Context, v auth.Visibility, asset
 }
 
 func (s backupStore) DefaultVersions(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product, w calendar.Interval) ([]afrr.Default, error) {
-	rows, err := s.db.pool.Query(ctx, defaultSelect+` AND d.effective_from < $5
+	rows, err := s.db.conn(ctx).Query(ctx, defaultSelect+` AND d.effective_from < $5
 		AND d.effective_from >= COALESCE((SELECT max(effective_from) FROM backup_defaults
 			WHERE asset_id = d.asset_id AND product = d.product AND effective_from <= $6), $6)
 		ORDER BY d.effective_from`,

@@ -78,7 +78,7 @@ func queryBids(ctx context.Context, q bidQuerier, query string, args ...any) ([]
 func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Asset, market bids.Market, window calendar.Interval,
 	decide func(assets.Asset, []bids.Bid) (bids.Changes, error)) error {
 	assetID := asset.ID
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		// Locking the physical row serialises the bids of one battery,
 		// whether placed on it or on its virtual assets.
 		a, err := lockAsset(ctx, tx, v, asset.PhysicalID())
@@ -158,11 +158,11 @@ func (s bidStore) List(ctx context.Context, v auth.Visibility, assetID string, m
 		args = append(args, string(*f.Product))
 		q += " AND product = $" + strconv.Itoa(len(args))
 	}
-	return queryBids(ctx, s.db.pool, q+" ORDER BY start_time, product, created_at, bid_id", args...)
+	return queryBids(ctx, s.db.conn(ctx), q+" ORDER BY start_time, product, created_at, bid_id", args...)
 }
 
 func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, id string) (bids.Bid, error) {
-	b, err := scanBid(s.db.pool.QueryRow(ctx, bidSelect+visibleBid+" AND bid_id = $5::uuid", v.All, v.OrganizationID, assetID, string(market), id))
+	b, err := scanBid(s.db.conn(ctx).QueryRow(ctx, bidSelect+visibleBid+" AND bid_id = $5::uuid", v.All, v.OrganizationID, assetID, string(market), id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, errs.NotFoundf("bid %q not found", id)
 	}
@@ -170,13 +170,13 @@ func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, ma
 }
 
 func (s bidStore) Due(ctx context.Context, market bids.Market, status bids.Status, startBefore time.Time, limit int) ([]bids.Bid, error) {
-	return queryBids(ctx, s.db.pool, bidSelect+` WHERE market = $1 AND status = $2 AND start_time < $3 ORDER BY start_time, bid_id LIMIT $4`,
+	return queryBids(ctx, s.db.conn(ctx), bidSelect+` WHERE market = $1 AND status = $2 AND start_time < $3 ORDER BY start_time, bid_id LIMIT $4`,
 		string(market), string(status), startBefore, limit)
 }
 
 // moveStatus moves bids from one status to another in one transaction.
 func (s bidStore) Covering(ctx context.Context, market bids.Market, status bids.Status, at time.Time) ([]bids.Bid, error) {
-	return queryBids(ctx, s.db.pool, bidSelect+` WHERE market = $1 AND status = $2 AND start_time <= $3 AND end_time > $3 ORDER BY asset_id, bid_id`,
+	return queryBids(ctx, s.db.conn(ctx), bidSelect+` WHERE market = $1 AND status = $2 AND start_time <= $3 AND end_time > $3 ORDER BY asset_id, bid_id`,
 		string(market), string(status), at)
 }
 
@@ -202,7 +202,7 @@ func lockBidAssets(ctx context.Context, tx pgx.Tx, refs []bids.Ref) error {
 
 func (s bidStore) moveStatus(ctx context.Context, refs []bids.Ref, from, to bids.Status, at time.Time, submitted bool) (int, error) {
 	n := 0
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		n = 0
 		if err := lockBidAssets(ctx, tx, refs); err != nil {
 			return err
@@ -233,7 +233,7 @@ func (s bidStore) MarkFailed(ctx context.Context, refs []bids.Ref, at time.Time)
 
 func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, at time.Time) (int, error) {
 	n := 0
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		n = 0
 		refs := make([]bids.Ref, len(outcomes))
 		for i, o := range outcomes {
@@ -263,7 +263,7 @@ func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, a
 }
 
 func (s bidStore) PendingEdits(ctx context.Context, market bids.Market, limit int) ([]bids.Bid, error) {
-	return queryBids(ctx, s.db.pool, bidSelect+` WHERE market = $1 AND edit_status = 'PENDING_RESYNC' ORDER BY edit_attempted_at, bid_id LIMIT $2`,
+	return queryBids(ctx, s.db.conn(ctx), bidSelect+` WHERE market = $1 AND edit_status = 'PENDING_RESYNC' ORDER BY edit_attempted_at, bid_id LIMIT $2`,
 		string(market), limit)
 }
 
@@ -277,7 +277,7 @@ func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, r
 			WHERE bid_id = $2::uuid AND asset_id = $3 AND edit_status = 'PENDING_RESYNC'`
 		args = []any{at, ref.ID, ref.AssetID}
 	}
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if err := lockBidAssets(ctx, tx, []bids.Ref{ref}); err != nil {
 			return err
 		}
@@ -293,7 +293,7 @@ func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, r
 }
 
 func (s bidStore) CommittedAfter(ctx context.Context, assetID string, t time.Time) (map[bids.Market]int, error) {
-	rows, err := s.db.pool.Query(ctx, `SELECT market, count(*) FROM bids WHERE asset_id = $1 AND end_time > $2
+	rows, err := s.db.conn(ctx).Query(ctx, `SELECT market, count(*) FROM bids WHERE asset_id = $1 AND end_time > $2
 		AND status IN ('PENDING', 'SUBMITTED', 'SUCCESSFUL', 'FALLBACK') GROUP BY market`, assetID, t)
 	if err != nil {
 		return nil, err

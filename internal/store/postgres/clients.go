@@ -32,7 +32,7 @@ func scanIntegration(row pgx.Row) (identity.Integration, error) {
 }
 
 func (s clientStore) CreateIntegration(ctx context.Context, in identity.Integration, first identity.StoredSecret) error {
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		_, err := insertIntegration(ctx, tx, in, first, false)
 		return err
 	})
@@ -80,7 +80,7 @@ func insertIntegration(ctx context.Context, tx pgx.Tx, in identity.Integration, 
 }
 
 func (s clientStore) Integrations(ctx context.Context, vis auth.Visibility) ([]identity.Integration, error) {
-	rows, err := s.db.pool.Query(ctx, `SELECT `+integrationColumns+` FROM integrations
+	rows, err := s.db.conn(ctx).Query(ctx, `SELECT `+integrationColumns+` FROM integrations
 		WHERE ($1 OR organization_id = $2) ORDER BY organization_id, created_at, integration_id`, vis.All, vis.OrganizationID)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func (s clientStore) Integrations(ctx context.Context, vis auth.Visibility) ([]i
 }
 
 func (s clientStore) Integration(ctx context.Context, vis auth.Visibility, id string) (identity.Integration, error) {
-	in, err := scanIntegration(s.db.pool.QueryRow(ctx, `SELECT `+integrationColumns+` FROM integrations
+	in, err := scanIntegration(s.db.conn(ctx).QueryRow(ctx, `SELECT `+integrationColumns+` FROM integrations
 		WHERE integration_id = $1 AND ($2 OR organization_id = $3)`, id, vis.All, vis.OrganizationID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return identity.Integration{}, errIntegrationNotFound(id)
@@ -131,7 +131,7 @@ func (s clientStore) Secrets(ctx context.Context, vis auth.Visibility, integrati
 	if _, err := s.Integration(ctx, vis, integrationID); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.pool.Query(ctx, `SELECT secret_id, created_at FROM integration_secrets
+	rows, err := s.db.conn(ctx).Query(ctx, `SELECT secret_id, created_at FROM integration_secrets
 		WHERE integration_id = $1 ORDER BY created_at, secret_id`, integrationID)
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func lockIntegration(ctx context.Context, tx pgx.Tx, vis auth.Visibility, id str
 }
 
 func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec identity.StoredSecret, limit int) error {
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		org, err := lockIntegration(ctx, tx, vis, sec.IntegrationID)
 		if err != nil {
 			return err
@@ -208,7 +208,7 @@ func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, inte
 }
 
 func (s clientStore) ClientSecrets(ctx context.Context, clientID string) (identity.Integration, []identity.StoredSecret, error) {
-	rows, err := s.db.pool.Query(ctx, `SELECT i.integration_id, i.organization_id, i.name, i.scopes, i.created_at,
+	rows, err := s.db.conn(ctx).Query(ctx, `SELECT i.integration_id, i.organization_id, i.name, i.scopes, i.created_at,
 			s.secret_id, s.created_at, s.secret_hash
 		FROM integrations i LEFT JOIN integration_secrets s ON s.integration_id = i.integration_id
 		WHERE i.integration_id = $1 ORDER BY s.created_at, s.secret_id`, clientID)
@@ -246,7 +246,7 @@ func (s clientStore) ClientSecrets(ctx context.Context, clientID string) (identi
 }
 
 func (s clientStore) CreateAuthorization(ctx context.Context, g identity.Grant, c identity.AuthorizationCode, purgeBefore time.Time) error {
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, purgeBefore); err != nil {
 			return err
 		}
@@ -291,7 +291,7 @@ func (gs *grantScan) grant() identity.Grant {
 func (s clientStore) ConsumeCode(ctx context.Context, codeHash string, now time.Time) (identity.Grant, identity.AuthorizationCode, error) {
 	var gs grantScan
 	c := identity.AuthorizationCode{Hash: codeHash}
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		dest := append([]any{&c.GrantID, &c.RedirectURI, &c.CodeChallenge, &c.ExpiresAt, &c.UsedAt}, gs.dest()...)
 		err := tx.QueryRow(ctx, `SELECT c.grant_id, c.redirect_uri, c.code_challenge, c.expires_at, c.used_at, `+grantColumns+`
 			FROM oauth_codes c JOIN oauth_grants g ON g.grant_id = c.grant_id
@@ -313,7 +313,7 @@ func (s clientStore) ConsumeCode(ctx context.Context, codeHash string, now time.
 }
 
 func (s clientStore) AddRefreshToken(ctx context.Context, t identity.RefreshToken) error {
-	tag, err := s.db.pool.Exec(ctx, `INSERT INTO oauth_refresh_tokens
+	tag, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO oauth_refresh_tokens
 		(token_hash, grant_id, organization_id, created_at, expires_at, used_at)
 		SELECT $1::text, grant_id, organization_id, $3::timestamptz, $4::timestamptz, $5::timestamptz
 		FROM oauth_grants WHERE grant_id = $2`,
@@ -328,7 +328,7 @@ func (s clientStore) RotateRefreshToken(ctx context.Context, oldHash string, now
 	var gs grantScan
 	old := identity.RefreshToken{Hash: oldHash}
 	rotated := false
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		dest := append([]any{&old.GrantID, &old.CreatedAt, &old.ExpiresAt, &old.UsedAt}, gs.dest()...)
 		// Locking the token row makes a concurrent second use wait and then
 		// see it used: reuse is detected even between racing requests.

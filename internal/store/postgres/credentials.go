@@ -30,7 +30,7 @@ func (e extraColumn) Scan(dest ...any) error { return e.row.Scan(append(dest, e.
 
 func (s credentialStore) IntegrationCredential(ctx context.Context, integrationID, secretID string) (identity.Integration, bool, error) {
 	var secretFound bool
-	in, err := scanIntegration(extraColumn{s.db.pool.QueryRow(ctx, `SELECT `+integrationColumns+`,
+	in, err := scanIntegration(extraColumn{s.db.conn(ctx).QueryRow(ctx, `SELECT `+integrationColumns+`,
 			EXISTS (SELECT 1 FROM integration_secrets s WHERE s.secret_id = $2 AND s.integration_id = i.integration_id)
 		FROM integrations i WHERE integration_id = $1`, integrationID, secretID), &secretFound})
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -41,7 +41,7 @@ func (s credentialStore) IntegrationCredential(ctx context.Context, integrationI
 
 func (s credentialStore) UserCredential(ctx context.Context, userID, grantID string) (identity.User, bool, error) {
 	var grantLive bool
-	u, err := scanUser(extraColumn{s.db.pool.QueryRow(ctx, `SELECT `+userColumns+`,
+	u, err := scanUser(extraColumn{s.db.conn(ctx).QueryRow(ctx, `SELECT `+userColumns+`,
 			EXISTS (SELECT 1 FROM oauth_grants g WHERE g.grant_id = $2 AND g.user_id = u.user_id AND g.revoked_at IS NULL)
 		FROM users u WHERE user_id = $1`, userID, grantID), &grantLive})
 	return u, grantLive, err
@@ -70,7 +70,7 @@ func (s credentialStore) WatchCredentialChanges(ctx context.Context, onConnected
 // commits, and announced to this instance right after the commit.
 func (db *DB) credentialTx(ctx context.Context, fn func(tx pgx.Tx, changed func(subject string) error) error) error {
 	var subjects []string
-	err := db.tx(ctx, func(tx pgx.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		return fn(tx, func(subject string) error {
 			subjects = append(subjects, subject)
 			_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", credentialChannel, subject)

@@ -64,15 +64,15 @@ func nullHash(h string) *string {
 }
 
 func (s directoryStore) UserByEmail(ctx context.Context, email string) (identity.User, error) {
-	return scanUser(s.db.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE email = $1`, email))
+	return scanUser(s.db.conn(ctx).QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE email = $1`, email))
 }
 
 func (s directoryStore) UserByID(ctx context.Context, userID string) (identity.User, error) {
-	return scanUser(s.db.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE user_id = $1`, userID))
+	return scanUser(s.db.conn(ctx).QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE user_id = $1`, userID))
 }
 
 func (s directoryStore) CreateOrganization(ctx context.Context, o identity.Organization) error {
-	_, err := s.db.pool.Exec(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ($1, $2, $3)`,
+	_, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ($1, $2, $3)`,
 		o.ID, o.Name, o.CreatedAt)
 	if isUniqueViolation(err) {
 		return errs.Conflictf(identity.CodeOrganizationExists, "organisation %q exists already", o.ID)
@@ -81,14 +81,14 @@ func (s directoryStore) CreateOrganization(ctx context.Context, o identity.Organ
 }
 
 func (s directoryStore) EnsureOrganization(ctx context.Context, o identity.Organization) error {
-	_, err := s.db.pool.Exec(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ($1, $2, $3)
+	_, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ($1, $2, $3)
 		ON CONFLICT (organization_id) DO NOTHING`, o.ID, o.Name, o.CreatedAt)
 	return err
 }
 
 func (s directoryStore) Organization(ctx context.Context, id string) (identity.Organization, error) {
 	var o identity.Organization
-	err := s.db.pool.QueryRow(ctx, `SELECT organization_id, name, created_at FROM organizations WHERE organization_id = $1`, id).
+	err := s.db.conn(ctx).QueryRow(ctx, `SELECT organization_id, name, created_at FROM organizations WHERE organization_id = $1`, id).
 		Scan(&o.ID, &o.Name, &o.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return identity.Organization{}, errs.NotFoundf("organisation %q not found", id)
@@ -98,7 +98,7 @@ func (s directoryStore) Organization(ctx context.Context, id string) (identity.O
 }
 
 func (s directoryStore) Organizations(ctx context.Context) ([]identity.Organization, error) {
-	rows, err := s.db.pool.Query(ctx, `SELECT organization_id, name, created_at FROM organizations ORDER BY organization_id`)
+	rows, err := s.db.conn(ctx).Query(ctx, `SELECT organization_id, name, created_at FROM organizations ORDER BY organization_id`)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func insertLink(ctx context.Context, tx pgx.Tx, l identity.SetPasswordLink) erro
 }
 
 func (s directoryStore) CreateUser(ctx context.Context, u identity.User, link *identity.SetPasswordLink) error {
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := insertUser(ctx, tx, u, ""); err != nil {
 			if isUniqueViolation(err) {
 				return errs.Conflictf(identity.CodeUserExists, "a user with e-mail %s exists already", u.Email)
@@ -144,7 +144,7 @@ func (s directoryStore) CreateUser(ctx context.Context, u identity.User, link *i
 
 func (s directoryStore) EnsureUser(ctx context.Context, u identity.User) (bool, error) {
 	var created bool
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		tag, err := insertUser(ctx, tx, u, " ON CONFLICT (email) DO NOTHING")
 		created = tag.RowsAffected() == 1
 		return err
@@ -153,7 +153,7 @@ func (s directoryStore) EnsureUser(ctx context.Context, u identity.User) (bool, 
 }
 
 func (s directoryStore) Users(ctx context.Context, vis auth.Visibility, org string) ([]identity.User, error) {
-	rows, err := s.db.pool.Query(ctx, `SELECT `+userColumns+` FROM users WHERE organization_id = $1 AND `+userVisible+`
+	rows, err := s.db.conn(ctx).Query(ctx, `SELECT `+userColumns+` FROM users WHERE organization_id = $1 AND `+userVisible+`
 		ORDER BY email`, org, vis.All, vis.OrganizationID)
 	if err != nil {
 		return nil, err
@@ -223,7 +223,7 @@ func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibilit
 func (s directoryStore) Preferences(ctx context.Context, userID string) (identity.Preferences, error) {
 	p := identity.Preferences{UserID: userID}
 	var found string
-	err := s.db.pool.QueryRow(ctx, `SELECT u.user_id, p.locale, p.theme, p.updated_at
+	err := s.db.conn(ctx).QueryRow(ctx, `SELECT u.user_id, p.locale, p.theme, p.updated_at
 		FROM users u LEFT JOIN user_preferences p ON p.user_id = u.user_id WHERE u.user_id = $1`, userID).
 		Scan(&found, &p.Locale, &p.Theme, &p.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -236,7 +236,7 @@ func (s directoryStore) Preferences(ctx context.Context, userID string) (identit
 func (s directoryStore) SavePreferences(ctx context.Context, p identity.Preferences) error {
 	// Selecting from users keeps a deleted person from getting a row and
 	// takes the organisation from the user.
-	tag, err := s.db.pool.Exec(ctx, `INSERT INTO user_preferences (user_id, organization_id, locale, theme, updated_at)
+	tag, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO user_preferences (user_id, organization_id, locale, theme, updated_at)
 		SELECT user_id, organization_id, $2, $3, $4 FROM users WHERE user_id = $1
 		ON CONFLICT (user_id) DO UPDATE SET locale = excluded.locale, theme = excluded.theme, updated_at = excluded.updated_at`,
 		p.UserID, p.Locale, p.Theme, p.UpdatedAt)
@@ -251,7 +251,7 @@ func (s directoryStore) SavePreferences(ctx context.Context, p identity.Preferen
 
 func (s directoryStore) ReplacePasswordLink(ctx context.Context, vis auth.Visibility, email string,
 	issue func(identity.User) (identity.SetPasswordLink, error)) error {
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		// Locking the user serialises issuing with deleting the user, with
 		// changing its scopes and with other issues for the same user.
 		u, err := lockVisibleUser(ctx, tx, vis, email)
@@ -271,7 +271,7 @@ func (s directoryStore) ReplacePasswordLink(ctx context.Context, vis auth.Visibi
 
 func (s directoryStore) PasswordLink(ctx context.Context, tokenHash string) (identity.SetPasswordLink, identity.User, error) {
 	var l identity.SetPasswordLink
-	err := s.db.pool.QueryRow(ctx, `SELECT token_hash, user_id, organization_id, created_at, expires_at, used_at
+	err := s.db.conn(ctx).QueryRow(ctx, `SELECT token_hash, user_id, organization_id, created_at, expires_at, used_at
 		FROM set_password_links WHERE token_hash = $1`, tokenHash).
 		Scan(&l.TokenHash, &l.UserID, &l.OrganizationID, &l.CreatedAt, &l.ExpiresAt, &l.UsedAt)
 	if errors.Is(err, pgx.ErrNoRows) {

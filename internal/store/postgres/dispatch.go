@@ -84,7 +84,7 @@ func lockDispatchAsset(ctx context.Context, tx pgx.Tx, assetID string) error {
 
 func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate) ([]dispatch.Immediate, error) {
 	var replaced []dispatch.Immediate
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if err := lockDispatchAsset(ctx, tx, im.AssetID); err != nil {
 			return err
 		}
@@ -116,7 +116,7 @@ func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate
 
 func (s dispatchStore) EndImmediate(ctx context.Context, assetID string, at time.Time) (dispatch.Immediate, error) {
 	var im dispatch.Immediate
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if err := lockDispatchAsset(ctx, tx, assetID); err != nil {
 			return err
 		}
@@ -145,19 +145,19 @@ func (s dispatchStore) Immediates(ctx context.Context, v auth.Visibility, assetI
 	if !w.To.IsZero() {
 		to = &w.To
 	}
-	return collectDispatch(scanImmediate)(s.db.pool.Query(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
+	return collectDispatch(scanImmediate)(s.db.conn(ctx).Query(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
 		WHERE ($1 OR organization_id = $2) AND asset_id = $3
 		AND ($4::timestamptz IS NULL OR end_time > $4) AND ($5::timestamptz IS NULL OR start_time < $5)
 		ORDER BY start_time`, v.All, v.OrganizationID, assetID, from, to))
 }
 
 func (s dispatchStore) ActiveImmediate(ctx context.Context, at time.Time) ([]dispatch.Immediate, error) {
-	return collectDispatch(scanImmediate)(s.db.pool.Query(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
+	return collectDispatch(scanImmediate)(s.db.conn(ctx).Query(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
 		WHERE end_time > $1 AND start_time <= $1 ORDER BY asset_id`, at))
 }
 
 func (s dispatchStore) ReplaceEvents(ctx context.Context, assetID string, from, to time.Time, events []dispatch.Event) error {
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if err := lockDispatchAsset(ctx, tx, assetID); err != nil {
 			return err
 		}
@@ -176,18 +176,18 @@ func (s dispatchStore) ReplaceEvents(ctx context.Context, assetID string, from, 
 }
 
 func (s dispatchStore) Events(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) ([]dispatch.Event, error) {
-	return collectDispatch(scanEvent)(s.db.pool.Query(ctx, `SELECT `+eventColumns+` FROM dispatch_events
+	return collectDispatch(scanEvent)(s.db.conn(ctx).Query(ctx, `SELECT `+eventColumns+` FROM dispatch_events
 		WHERE ($1 OR organization_id = $2) AND asset_id = $3 AND set_time >= $4 AND set_time < $5 ORDER BY set_time`,
 		v.All, v.OrganizationID, assetID, from, to))
 }
 
 func (s dispatchStore) EventsBetween(ctx context.Context, from, to time.Time) ([]dispatch.Event, error) {
-	return collectDispatch(scanEvent)(s.db.pool.Query(ctx, `SELECT `+eventColumns+` FROM dispatch_events
+	return collectDispatch(scanEvent)(s.db.conn(ctx).Query(ctx, `SELECT `+eventColumns+` FROM dispatch_events
 		WHERE set_time > $1 AND set_time <= $2 ORDER BY set_time, asset_id`, from, to))
 }
 
 func (s dispatchStore) CurrentEvents(ctx context.Context, at time.Time) ([]dispatch.Event, error) {
-	return collectDispatch(scanEvent)(s.db.pool.Query(ctx, `SELECT DISTINCT ON (asset_id) `+eventColumns+` FROM dispatch_events
+	return collectDispatch(scanEvent)(s.db.conn(ctx).Query(ctx, `SELECT DISTINCT ON (asset_id) `+eventColumns+` FROM dispatch_events
 		WHERE set_time >= $1 AND set_time <= $2 ORDER BY asset_id, set_time DESC`, dispatch.BlockOf(at), at))
 }
 
@@ -207,11 +207,11 @@ func (s dispatchStore) RecordOutcomes(ctx context.Context, outcomes []dispatch.O
 			o.OrganizationID, o.AssetID, o.SetTime, o.DeliveryTime, string(o.ControlMode), o.RequestedPowerMW, o.PoCPowerMW,
 			o.EffectivePowerMW, string(o.Status), o.Reason, o.EmittedAt)
 	}
-	return s.db.tx(ctx, func(tx pgx.Tx) error { return tx.SendBatch(ctx, batch).Close() })
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error { return tx.SendBatch(ctx, batch).Close() })
 }
 
 func (s dispatchStore) Outcomes(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) ([]dispatch.Outcome, error) {
-	return collectDispatch(scanOutcome)(s.db.pool.Query(ctx, `SELECT `+outcomeColumns+` FROM dispatch_outcomes o
+	return collectDispatch(scanOutcome)(s.db.conn(ctx).Query(ctx, `SELECT `+outcomeColumns+` FROM dispatch_outcomes o
 		LEFT JOIN dispatch_events e ON e.asset_id = o.asset_id AND e.set_time = o.set_time
 		WHERE ($1 OR o.organization_id = $2) AND o.asset_id = $3 AND o.set_time >= $4 AND o.set_time < $5 ORDER BY o.set_time`,
 		v.All, v.OrganizationID, assetID, from, to))
@@ -224,7 +224,7 @@ func (s dispatchStore) Prune(ctx context.Context, before time.Time) (int, error)
 		`DELETE FROM dispatch_events WHERE set_time < $1`,
 		`DELETE FROM dispatch_outcomes WHERE set_time < $1`,
 	} {
-		tag, err := s.db.pool.Exec(ctx, q, before)
+		tag, err := s.db.conn(ctx).Exec(ctx, q, before)
 		total += int(tag.RowsAffected())
 		if err != nil {
 			return total, err

@@ -24,7 +24,7 @@ func (s leaseStore) Acquire(ctx context.Context, job, holder string, now time.Ti
 		return worker.Lease{}, err
 	}
 	var l worker.Lease
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO worker_leases AS l (job, holder, acquired_at, expires_at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (job) DO UPDATE SET
 				acquired_at = CASE WHEN l.holder = excluded.holder THEN l.acquired_at ELSE excluded.acquired_at END,
@@ -44,7 +44,7 @@ func (s leaseStore) Renew(ctx context.Context, job, holder string, now time.Time
 	if err := worker.CheckLeaseArgs(job, holder, ttl); err != nil {
 		return false, err
 	}
-	tag, err := s.db.pool.Exec(ctx, `UPDATE worker_leases SET expires_at = $4 WHERE job = $1 AND holder = $2 AND expires_at > $3`,
+	tag, err := s.db.conn(ctx).Exec(ctx, `UPDATE worker_leases SET expires_at = $4 WHERE job = $1 AND holder = $2 AND expires_at > $3`,
 		job, holder, now, now.Add(ttl))
 	if err != nil {
 		return false, err
@@ -53,12 +53,12 @@ func (s leaseStore) Renew(ctx context.Context, job, holder string, now time.Time
 }
 
 func (s leaseStore) Release(ctx context.Context, job, holder string) error {
-	_, err := s.db.pool.Exec(ctx, `DELETE FROM worker_leases WHERE job = $1 AND holder = $2`, job, holder)
+	_, err := s.db.conn(ctx).Exec(ctx, `DELETE FROM worker_leases WHERE job = $1 AND holder = $2`, job, holder)
 	return err
 }
 
 func (s leaseStore) Lease(ctx context.Context, job string) (worker.Lease, error) {
-	l, err := scanLease(s.db.pool.QueryRow(ctx, leaseSelect, job))
+	l, err := scanLease(s.db.conn(ctx).QueryRow(ctx, leaseSelect, job))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return worker.Lease{}, errs.NotFoundf("no lease on job %q", job)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -106,16 +107,55 @@ func (db *DB) Migrate(ctx context.Context) error {
 	return err
 }
 
-// tx runs fn in a transaction, committing when it returns nil.
-func (db *DB) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{}, fn)
+// querier runs statements: the pool or a transaction.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// txKey marks a context running inside a transaction of db.
+type txKey struct{ db *DB }
+
+// inTx returns the transaction ctx runs inside, or nil.
+func (db *DB) inTx(ctx context.Context) pgx.Tx {
+	tx, _ := ctx.Value(txKey{db}).(pgx.Tx)
+	return tx
+}
+
+// conn returns what a statement with ctx runs on: the transaction ctx runs
+// inside, otherwise the pool. A callback of a transaction (a deletion
+// check reading bids through another area's store) so reads inside it
+// instead of taking a second connection while holding one, which can
+// exhaust the pool with every holder waiting for another.
+func (db *DB) conn(ctx context.Context) querier {
+	if tx := db.inTx(ctx); tx != nil {
+		return tx
+	}
+	return db.pool
+}
+
+// errNestedTx refuses a transaction begun inside another: on a second
+// connection it would wait for the row locks the first one holds.
+var errNestedTx = errors.New("postgres: transaction inside a transaction")
+
+// tx runs fn in a transaction, committing when it returns nil. fn's context
+// carries the transaction, so that every store statement with it, also in
+// callbacks, runs inside the transaction (see conn).
+func (db *DB) tx(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) error {
+	if db.inTx(ctx) != nil {
+		return errNestedTx
+	}
+	return pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		return fn(context.WithValue(ctx, txKey{db}, tx), tx)
+	})
 }
 
 // EnsureSigningKey implements auth.KeyStore. Starters that find the table
 // empty together all insert into slot 'primary': its unique constraint
 // keeps one key.
 func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) error {
-	_, err := db.pool.Exec(ctx, `INSERT INTO signing_keys (slot, key_id, algorithm, private_pem, created_at, activates_at)
+	_, err := db.conn(ctx).Exec(ctx, `INSERT INTO signing_keys (slot, key_id, algorithm, private_pem, created_at, activates_at)
 		SELECT 'primary', $1, $2, $3, $4, $5 WHERE NOT EXISTS (SELECT 1 FROM signing_keys)
 		ON CONFLICT (slot) DO NOTHING`,
 		c.KeyID, c.Algorithm, c.PrivateKey, c.CreatedAt, c.ActivatesAt)
@@ -124,7 +164,7 @@ func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) error {
 
 // SigningKeys implements auth.KeyStore.
 func (db *DB) SigningKeys(ctx context.Context) ([]auth.SigningKey, error) {
-	rows, err := db.pool.Query(ctx, `SELECT key_id, algorithm, private_pem, created_at, activates_at, retired_at
+	rows, err := db.conn(ctx).Query(ctx, `SELECT key_id, algorithm, private_pem, created_at, activates_at, retired_at
 		FROM signing_keys ORDER BY activates_at, key_id`)
 	if err != nil {
 		return nil, err
@@ -144,7 +184,7 @@ func (db *DB) SigningKeys(ctx context.Context) ([]auth.SigningKey, error) {
 // AddSigningKey implements auth.KeyStore. The table lock serialises
 // rotations, so that each one sees the key the previous one added.
 func (db *DB) AddSigningKey(ctx context.Context, k auth.SigningKey, deleteOthers bool) error {
-	return db.tx(ctx, func(tx pgx.Tx) error {
+	return db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `LOCK TABLE signing_keys IN EXCLUSIVE MODE`); err != nil {
 			return err
 		}
@@ -165,13 +205,13 @@ func (db *DB) AddSigningKey(ctx context.Context, k auth.SigningKey, deleteOthers
 
 // ReplacePrivateKey implements auth.KeyStore.
 func (db *DB) ReplacePrivateKey(ctx context.Context, keyID, old, private string) (bool, error) {
-	tag, err := db.pool.Exec(ctx, `UPDATE signing_keys SET private_pem = $1 WHERE key_id = $2 AND private_pem = $3`, private, keyID, old)
+	tag, err := db.conn(ctx).Exec(ctx, `UPDATE signing_keys SET private_pem = $1 WHERE key_id = $2 AND private_pem = $3`, private, keyID, old)
 	return tag.RowsAffected() == 1, err
 }
 
 // DeleteRetiredSigningKeys implements auth.KeyStore.
 func (db *DB) DeleteRetiredSigningKeys(ctx context.Context, cutoff time.Time) ([]string, error) {
-	rows, err := db.pool.Query(ctx, `DELETE FROM signing_keys WHERE retired_at < $1 RETURNING key_id`, cutoff)
+	rows, err := db.conn(ctx).Query(ctx, `DELETE FROM signing_keys WHERE retired_at < $1 RETURNING key_id`, cutoff)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +223,7 @@ func (db *DB) DeleteRetiredSigningKeys(ctx context.Context, cutoff time.Time) ([
 // starting together settle on one anchor.
 func (db *DB) ClockAnchor(ctx context.Context, config string, desired clock.Anchor) (clock.Anchor, error) {
 	var a clock.Anchor
-	err := db.tx(ctx, func(tx pgx.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO clock_anchor (id, config, virtual_start, real_start, speed)
 			VALUES (1, $1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
 			config, desired.VirtualStart, desired.RealStart, desired.Speed); err != nil {

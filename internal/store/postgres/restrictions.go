@@ -67,7 +67,7 @@ func windowArgs(w restrictions.Window) (from, to *time.Time) {
 
 func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, assetID string, kind restrictions.Kind, w restrictions.Window) ([]restrictions.Interval, error) {
 	from, to := windowArgs(w)
-	return collectIntervals(s.db.pool.Query(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
+	return collectIntervals(s.db.conn(ctx).Query(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
 		WHERE ($1 OR organization_id = $2) AND asset_id = $3 AND ($4 = '' OR kind = $4)
 		AND ($5::timestamptz IS NULL OR end_time IS NULL OR end_time > $5)
 		AND ($6::timestamptz IS NULL OR start_time < $6)
@@ -75,7 +75,7 @@ func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, asse
 }
 
 func (s restrictionStore) ActiveAt(ctx context.Context, t time.Time) ([]restrictions.Interval, error) {
-	return collectIntervals(s.db.pool.Query(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
+	return collectIntervals(s.db.conn(ctx).Query(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
 		WHERE (end_time IS NULL OR end_time > $1) AND start_time <= $1
 		ORDER BY asset_id, kind`, t))
 }
@@ -109,7 +109,7 @@ func applyChange(ctx context.Context, tx pgx.Tx, c restrictions.Change) error {
 
 func (s restrictionStore) MutateIntervals(ctx context.Context, organizationID, assetID string, kind restrictions.Kind, plan func([]restrictions.Interval) (restrictions.Change, error)) (restrictions.Change, error) {
 	var c restrictions.Change
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if err := lockRestrictedAsset(ctx, tx, assetID); err != nil {
 			return err
 		}
@@ -141,7 +141,7 @@ func scanRequest(row pgx.Row) (restrictions.Request, error) {
 func requestNotFound(id string) error { return errs.NotFoundf("restriction request %q not found", id) }
 
 func (s restrictionStore) CreateRequest(ctx context.Context, r restrictions.Request) error {
-	_, err := s.db.pool.Exec(ctx, `INSERT INTO restriction_requests (request_id, organization_id, asset_id, kind, action, status,
+	_, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO restriction_requests (request_id, organization_id, asset_id, kind, action, status,
 		start_time, end_time, upper_limit, lower_limit, reason, reason_description, requested_by, requested_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		r.ID, r.OrganizationID, r.AssetID, string(r.Kind), r.Action, string(r.Status), r.Start, r.End, r.Upper, r.Lower,
@@ -150,7 +150,7 @@ func (s restrictionStore) CreateRequest(ctx context.Context, r restrictions.Requ
 }
 
 func (s restrictionStore) Requests(ctx context.Context, v auth.Visibility, f restrictions.RequestFilter) ([]restrictions.Request, error) {
-	rows, err := s.db.pool.Query(ctx, `SELECT `+requestColumns+` FROM restriction_requests
+	rows, err := s.db.conn(ctx).Query(ctx, `SELECT `+requestColumns+` FROM restriction_requests
 		WHERE ($1 OR organization_id = $2) AND ($3 = '' OR asset_id = $3) AND ($4 = '' OR kind = $4)
 		ORDER BY requested_at DESC, request_id`, v.All, v.OrganizationID, f.AssetID, string(f.Kind))
 	if err != nil {
@@ -160,7 +160,7 @@ func (s restrictionStore) Requests(ctx context.Context, v auth.Visibility, f res
 }
 
 func (s restrictionStore) Request(ctx context.Context, v auth.Visibility, id string) (restrictions.Request, error) {
-	r, err := scanRequest(s.db.pool.QueryRow(ctx, `SELECT `+requestColumns+` FROM restriction_requests
+	r, err := scanRequest(s.db.conn(ctx).QueryRow(ctx, `SELECT `+requestColumns+` FROM restriction_requests
 		WHERE ($1 OR organization_id = $2) AND request_id = $3`, v.All, v.OrganizationID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, requestNotFound(id)
@@ -175,7 +175,7 @@ func (s restrictionStore) DecideRequest(ctx context.Context, v auth.Visibility, 
 	}
 	var decided restrictions.Request
 	var decideErr error
-	err = s.db.tx(ctx, func(tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if err := lockRestrictedAsset(ctx, tx, before.AssetID); err != nil {
 			return err
 		}
@@ -218,7 +218,7 @@ func scanCurtailment(row pgx.Row) (restrictions.Curtailment, error) {
 }
 
 func (s restrictionStore) OpenCurtailment(ctx context.Context, c restrictions.Curtailment) error {
-	_, err := s.db.pool.Exec(ctx, `INSERT INTO curtailments (curtailment_id, organization_id, asset_id, start_time, end_time, max_curtailment, min_curtailment)
+	_, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO curtailments (curtailment_id, organization_id, asset_id, start_time, end_time, max_curtailment, min_curtailment)
 		VALUES ($1, $2, $3, $4, NULL, $5, $6)`,
 		c.ID, c.OrganizationID, c.AssetID, c.Start, c.MaxCurtailment, c.MinCurtailment)
 	if isUniqueViolation(err) {
@@ -228,7 +228,7 @@ func (s restrictionStore) OpenCurtailment(ctx context.Context, c restrictions.Cu
 }
 
 func (s restrictionStore) CloseCurtailment(ctx context.Context, assetID string, end time.Time) (restrictions.Curtailment, error) {
-	c, err := scanCurtailment(s.db.pool.QueryRow(ctx, `UPDATE curtailments SET end_time = $2
+	c, err := scanCurtailment(s.db.conn(ctx).QueryRow(ctx, `UPDATE curtailments SET end_time = $2
 		WHERE asset_id = $1 AND end_time IS NULL RETURNING `+curtailmentColumns, assetID, end))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, errs.NotFoundf("asset %q has no ongoing curtailment", assetID)
@@ -238,7 +238,7 @@ func (s restrictionStore) CloseCurtailment(ctx context.Context, assetID string, 
 
 func (s restrictionStore) Curtailments(ctx context.Context, v auth.Visibility, assetID string, w restrictions.Window) ([]restrictions.Curtailment, error) {
 	from, to := windowArgs(w)
-	rows, err := s.db.pool.Query(ctx, `SELECT `+curtailmentColumns+` FROM curtailments
+	rows, err := s.db.conn(ctx).Query(ctx, `SELECT `+curtailmentColumns+` FROM curtailments
 		WHERE ($1 OR organization_id = $2) AND asset_id = $3
 		AND ($4::timestamptz IS NULL OR end_time IS NULL OR end_time > $4)
 		AND ($5::timestamptz IS NULL OR start_time < $5)

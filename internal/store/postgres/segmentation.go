@@ -43,7 +43,7 @@ func segmentationNotFound(assetID string) error {
 }
 
 func (s segmentationStore) Get(ctx context.Context, v auth.Visibility, assetID string) (segmentation.Segmentation, error) {
-	seg, err := scanSegmentation(s.db.pool.QueryRow(ctx, segmentationSelect+" AND s.asset_id = $3", v.All, v.OrganizationID, assetID))
+	seg, err := scanSegmentation(s.db.conn(ctx).QueryRow(ctx, segmentationSelect+" AND s.asset_id = $3", v.All, v.OrganizationID, assetID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return seg, segmentationNotFound(assetID)
 	}
@@ -51,7 +51,7 @@ func (s segmentationStore) Get(ctx context.Context, v auth.Visibility, assetID s
 }
 
 func (s segmentationStore) ListActive(ctx context.Context, v auth.Visibility) ([]segmentation.Segmentation, error) {
-	rows, err := s.db.pool.Query(ctx, segmentationSelect+` AND s.status = 'active' ORDER BY s.asset_id COLLATE "C"`, v.All, v.OrganizationID)
+	rows, err := s.db.conn(ctx).Query(ctx, segmentationSelect+` AND s.status = 'active' ORDER BY s.asset_id COLLATE "C"`, v.All, v.OrganizationID)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func lockForSegmentation(ctx context.Context, tx pgx.Tx, v auth.Visibility, asse
 func (s segmentationStore) Change(ctx context.Context, v auth.Visibility, assetID string,
 	change func(context.Context, string, *segmentation.Segmentation) (segmentation.Segmentation, error)) (segmentation.Segmentation, error) {
 	var out segmentation.Segmentation
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		org, cur, err := lockForSegmentation(ctx, tx, v, assetID)
 		if err != nil {
 			return err
@@ -112,7 +112,7 @@ func (s segmentationStore) Change(ctx context.Context, v auth.Visibility, assetI
 }
 
 func (s segmentationStore) Delete(ctx context.Context, v auth.Visibility, assetID string, check func(context.Context, segmentation.Segmentation) error) error {
-	return s.db.tx(ctx, func(tx pgx.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		_, cur, err := lockForSegmentation(ctx, tx, v, assetID)
 		if err != nil {
 			return err

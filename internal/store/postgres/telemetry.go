@@ -31,7 +31,7 @@ func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Sn
 	for i, sn := range snapshots {
 		ids[i], ts[i], payloads[i], tails[i] = sn.AssetID, sn.Measurements.Timestamp, sqlutil.LatestPayload(sn.Measurements), sn.Tail
 	}
-	_, err := s.db.pool.Exec(ctx, `INSERT INTO telemetry_latest (asset_id, ts, payload, tail)
+	_, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO telemetry_latest (asset_id, ts, payload, tail)
 		SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::bytea[], $4::bytea[])
 		ON CONFLICT (asset_id) DO UPDATE SET ts = excluded.ts, payload = excluded.payload, tail = excluded.tail
 		WHERE excluded.ts >= telemetry_latest.ts`, ids, ts, payloads, tails)
@@ -41,7 +41,7 @@ func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Sn
 func (s telemetryStore) Latest(ctx context.Context, assetID string) (telemetry.Snapshot, error) {
 	var ts time.Time
 	var payload, tail []byte
-	err := s.db.pool.QueryRow(ctx, `SELECT ts, payload, tail FROM telemetry_latest WHERE asset_id = $1`, assetID).Scan(&ts, &payload, &tail)
+	err := s.db.conn(ctx).QueryRow(ctx, `SELECT ts, payload, tail FROM telemetry_latest WHERE asset_id = $1`, assetID).Scan(&ts, &payload, &tail)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return telemetry.Snapshot{}, errs.NotFoundf("asset %s has not reported any measurement", assetID)
 	}
@@ -66,7 +66,7 @@ func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk)
 	for i, c := range chunks {
 		ids[i], starts[i], ends[i], points[i], data[i] = c.AssetID, c.Start, c.End, int32(c.Points), c.Data
 	}
-	_, err = s.db.pool.Exec(ctx, `INSERT INTO telemetry_chunks (asset_id, chunk_start, chunk_end, points, data)
+	_, err = s.db.conn(ctx).Exec(ctx, `INSERT INTO telemetry_chunks (asset_id, chunk_start, chunk_end, points, data)
 		SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::int[], $5::bytea[])
 		ON CONFLICT (asset_id, chunk_start) DO UPDATE SET chunk_end = excluded.chunk_end,
 		points = excluded.points, data = excluded.data`, ids, starts, ends, points, data)
@@ -76,7 +76,7 @@ func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk)
 func (s telemetryStore) Chunks(ctx context.Context, assetID string, from, to time.Time) ([]telemetry.Chunk, error) {
 	// The lower bound on chunk_start keeps the primary-key range short:
 	// no chunk spans more than MaxChunkSpan.
-	rows, err := s.db.pool.Query(ctx, `SELECT chunk_start, chunk_end, points, data FROM telemetry_chunks
+	rows, err := s.db.conn(ctx).Query(ctx, `SELECT chunk_start, chunk_end, points, data FROM telemetry_chunks
 		WHERE asset_id = $1 AND chunk_start > $2 AND chunk_start < $3 AND chunk_end > $4 ORDER BY chunk_start`,
 		assetID, from.Add(-telemetry.MaxChunkSpan), to, from)
 	if err != nil {
@@ -97,6 +97,6 @@ func (s telemetryStore) Chunks(ctx context.Context, assetID string, from, to tim
 }
 
 func (s telemetryStore) PruneChunks(ctx context.Context, before time.Time) (int, error) {
-	tag, err := s.db.pool.Exec(ctx, `DELETE FROM telemetry_chunks WHERE chunk_end <= $1`, before)
+	tag, err := s.db.conn(ctx).Exec(ctx, `DELETE FROM telemetry_chunks WHERE chunk_end <= $1`, before)
 	return int(tag.RowsAffected()), err
 }

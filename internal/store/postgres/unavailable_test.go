@@ -131,7 +131,7 @@ func TestOutageErrorsAreUnavailable(t *testing.T) {
 			errc <- err
 		})
 		wg.Go(func() {
-			errc <- db.tx(ctx, func(tx pgx.Tx) error {
+			errc <- db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 				_, err := tx.Exec(ctx, "SELECT pg_sleep(5)")
 				return err
 			})

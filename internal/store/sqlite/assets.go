@@ -65,7 +65,7 @@ func scanAsset(row assetRow) (assets.Asset, error) {
 func assetNotFound(id string) error { return errs.NotFoundf("asset %q not found", id) }
 
 func (s *assetStore) List(ctx context.Context, v auth.Visibility) ([]assets.Asset, error) {
-	rows, err := s.db.r.QueryContext(ctx, assetSelect+visibleAsset+" ORDER BY a.asset_id", v.All, v.OrganizationID)
+	rows, err := s.db.read(ctx).QueryContext(ctx, assetSelect+visibleAsset+" ORDER BY a.asset_id", v.All, v.OrganizationID)
 	if err != nil {
 		return nil, err
 	}
@@ -82,22 +82,31 @@ func (s *assetStore) List(ctx context.Context, v auth.Visibility) ([]assets.Asse
 }
 
 func (s *assetStore) Get(ctx context.Context, v auth.Visibility, id string) (assets.Asset, error) {
-	stmt, err := s.getStatement(ctx)
-	if err != nil {
-		return assets.Asset{}, err
+	var row *sql.Row
+	if tx := s.db.inTx(ctx); tx != nil {
+		row = tx.QueryRowContext(ctx, assetGet, v.All, v.OrganizationID, id)
+	} else {
+		stmt, err := s.getStatement(ctx)
+		if err != nil {
+			return assets.Asset{}, err
+		}
+		row = stmt.QueryRowContext(ctx, v.All, v.OrganizationID, id)
 	}
-	a, err := scanAsset(stmt.QueryRowContext(ctx, v.All, v.OrganizationID, id))
+	a, err := scanAsset(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return assets.Asset{}, assetNotFound(id)
 	}
 	return a, err
 }
 
+// assetGet reads one visible asset (all, organisation, id).
+var assetGet = assetSelect + visibleAsset + " AND a.asset_id = ?"
+
 func (s *assetStore) getStatement(ctx context.Context) (*sql.Stmt, error) {
 	if stmt := s.get.Load(); stmt != nil {
 		return stmt, nil
 	}
-	stmt, err := s.db.r.PrepareContext(ctx, assetSelect+visibleAsset+" AND a.asset_id = ?")
+	stmt, err := s.db.r.PrepareContext(ctx, assetGet)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +120,7 @@ func (s *assetStore) getStatement(ctx context.Context) (*sql.Stmt, error) {
 // currentAsset reads a visible asset inside a write transaction, which
 // holds the database's write lock until it ends.
 func currentAsset(ctx context.Context, tx *sql.Tx, v auth.Visibility, id string) (assets.Asset, error) {
-	a, err := scanAsset(tx.QueryRowContext(ctx, assetSelect+visibleAsset+" AND a.asset_id = ?", v.All, v.OrganizationID, id))
+	a, err := scanAsset(tx.QueryRowContext(ctx, assetGet, v.All, v.OrganizationID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return assets.Asset{}, assetNotFound(id)
 	}
@@ -149,7 +158,7 @@ func optimizerName(ctx context.Context, tx *sql.Tx, a *assets.Asset, v *errs.Val
 }
 
 func (s *assetStore) Create(ctx context.Context, a assets.Asset) (assets.Asset, error) {
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var v errs.Validation
 		_, known, err := organizationName(ctx, tx, a.OrganizationID)
 		if err != nil {
@@ -181,7 +190,7 @@ func (s *assetStore) Create(ctx context.Context, a assets.Asset) (assets.Asset, 
 
 func (s *assetStore) Update(ctx context.Context, v auth.Visibility, id string, change func(assets.Asset) (assets.Asset, bool, error)) (assets.Asset, error) {
 	var out assets.Asset
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		cur, err := currentAsset(ctx, tx, v, id)
 		if err != nil {
 			return err
@@ -210,27 +219,19 @@ func (s *assetStore) Update(ctx context.Context, v auth.Visibility, id string, c
 	return out, err
 }
 
-// Delete holds the single write connection while check runs, which keeps
-// every other writer out, but no transaction: check may read through the
-// read pool, which an open write transaction would block on an in-memory
-// database.
+// Delete reads, checks and marks the asset in one write transaction; check
+// reads other areas' stores inside it through its context.
 func (s *assetStore) Delete(ctx context.Context, v auth.Visibility, id string, at time.Time, check func(context.Context, assets.Asset) error) error {
-	conn, err := s.db.w.Conn(ctx)
-	if err != nil {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		cur, err := currentAsset(ctx, tx, v, id)
+		if err != nil {
+			return err
+		}
+		if err := check(ctx, cur); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE assets SET deleted_at = ?, updated_at = ? WHERE asset_id = ?`,
+			sqlutil.Micros(at), sqlutil.Micros(at), id)
 		return err
-	}
-	defer conn.Close()
-	cur, err := scanAsset(conn.QueryRowContext(ctx, assetSelect+visibleAsset+" AND a.asset_id = ?", v.All, v.OrganizationID, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return assetNotFound(id)
-	}
-	if err != nil {
-		return err
-	}
-	if err := check(ctx, cur); err != nil {
-		return err
-	}
-	_, err = conn.ExecContext(ctx, `UPDATE assets SET deleted_at = ?, updated_at = ? WHERE asset_id = ?`,
-		sqlutil.Micros(at), sqlutil.Micros(at), id)
-	return err
+	})
 }

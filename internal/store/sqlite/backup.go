@@ -80,7 +80,7 @@ func backupAsset(ctx context.Context, tx *sql.Tx, v auth.Visibility, a assets.As
 }
 
 func (s backupStore) CreateOverride(ctx context.Context, v auth.Visibility, a assets.Asset, o afrr.Override) (afrr.Override, error) {
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		org, err := backupAsset(ctx, tx, v, a)
 		if err != nil {
 			return err
@@ -141,7 +141,7 @@ func (s backupStore) Overrides(ctx context.Context, v auth.Visibility, assetID s
 		args = append(args, sqlutil.Micros(f.To))
 	}
 	q.WriteString(" ORDER BY o.start_time, o.product, o.override_id")
-	rows, err := s.db.r.QueryContext(ctx, q.String(), args...)
+	rows, err := s.db.read(ctx).QueryContext(ctx, q.String(), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (s backupStore) Overrides(ctx context.Context, v auth.Visibility, assetID s
 }
 
 func (s backupStore) DeleteOverride(ctx context.Context, v auth.Visibility, assetID, id string, check func(afrr.Override) error) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		o, err := scanOverride(tx.QueryRowContext(ctx, overrideSelect+" AND o.override_id = ?", v.All, v.OrganizationID, assetID, id))
 		if errors.Is(err, sql.ErrNoRows) {
 			return afrr.OverrideNotFound(id)
@@ -175,7 +175,7 @@ func (s backupStore) DeleteOverride(ctx context.Context, v auth.Visibility, asse
 }
 
 func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, a assets.Asset, d afrr.Default) (afrr.Default, error) {
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		org, err := backupAsset(ctx, tx, v, a)
 		if err != nil {
 			return err
@@ -198,7 +198,7 @@ func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, a assets
 }
 
 func (s backupStore) LatestDefault(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product) (afrr.Default, error) {
-	d, err := scanDefault(s.db.r.QueryRowContext(ctx, defaultSelect+" ORDER BY d.effective_from DESC LIMIT 1",
+	d, err := scanDefault(s.db.read(ctx).QueryRowContext(ctx, defaultSelect+" ORDER BY d.effective_from DESC LIMIT 1",
 		v.All, v.OrganizationID, assetID, string(p)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return afrr.Default{}, afrr.NoDefault(assetID, p)
@@ -207,7 +207,7 @@ func (s backupStore) LatestDefault(ctx context.Context, v auth.Visibility, asset
 }
 
 func (s backupStore) DefaultVersions(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product, w calendar.Interval) ([]afrr.Default, error) {
-	rows, err := s.db.r.QueryContext(ctx, defaultSelect+` AND d.effective_from < ?
+	rows, err := s.db.read(ctx).QueryContext(ctx, defaultSelect+` AND d.effective_from < ?
 		AND d.effective_from >= COALESCE((SELECT max(effective_from) FROM backup_defaults
 			WHERE asset_id = d.asset_id AND product = d.product AND effective_from <= ?), ?)
 		ORDER BY d.effective_from`,

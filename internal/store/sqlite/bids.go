@@ -78,7 +78,7 @@ func queryBids(ctx context.Context, q bidQuerier, query string, args ...any) ([]
 func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Asset, market bids.Market, window calendar.Interval,
 	decide func(assets.Asset, []bids.Bid) (bids.Changes, error)) error {
 	assetID := asset.ID
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// The single write connection serialises every Apply; reading the
 		// physical row checks it is still visible and not deleted.
 		physical := asset.PhysicalID()
@@ -161,11 +161,11 @@ func (s bidStore) List(ctx context.Context, v auth.Visibility, assetID string, m
 		q += " AND product = ?"
 		args = append(args, string(*f.Product))
 	}
-	return queryBids(ctx, s.db.r, q+" ORDER BY start_time, product, created_at, bid_id", args...)
+	return queryBids(ctx, s.db.read(ctx), q+" ORDER BY start_time, product, created_at, bid_id", args...)
 }
 
 func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, id string) (bids.Bid, error) {
-	b, err := scanBid(s.db.r.QueryRowContext(ctx, bidSelect+visibleBid+" AND bid_id = ?", v.All, v.OrganizationID, assetID, string(market), id))
+	b, err := scanBid(s.db.read(ctx).QueryRowContext(ctx, bidSelect+visibleBid+" AND bid_id = ?", v.All, v.OrganizationID, assetID, string(market), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, errs.NotFoundf("bid %q not found", id)
 	}
@@ -173,19 +173,19 @@ func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, ma
 }
 
 func (s bidStore) Due(ctx context.Context, market bids.Market, status bids.Status, startBefore time.Time, limit int) ([]bids.Bid, error) {
-	return queryBids(ctx, s.db.r, bidSelect+` WHERE market = ? AND status = ? AND start_time < ? ORDER BY start_time, bid_id LIMIT ?`,
+	return queryBids(ctx, s.db.read(ctx), bidSelect+` WHERE market = ? AND status = ? AND start_time < ? ORDER BY start_time, bid_id LIMIT ?`,
 		string(market), string(status), sqlutil.Micros(startBefore), limit)
 }
 
 func (s bidStore) Covering(ctx context.Context, market bids.Market, status bids.Status, at time.Time) ([]bids.Bid, error) {
-	return queryBids(ctx, s.db.r, bidSelect+` WHERE market = ? AND status = ? AND start_time <= ?3 AND end_time > ?3 ORDER BY asset_id, bid_id`,
+	return queryBids(ctx, s.db.read(ctx), bidSelect+` WHERE market = ? AND status = ? AND start_time <= ?3 AND end_time > ?3 ORDER BY asset_id, bid_id`,
 		string(market), string(status), sqlutil.Micros(at))
 }
 
 // moveStatus moves bids from one status to another in one transaction.
 func (s bidStore) moveStatus(ctx context.Context, refs []bids.Ref, from, to bids.Status, at time.Time, submitted bool) (int, error) {
 	n := 0
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		n = 0
 		q := `UPDATE bids SET status = ?1, updated_at = ?2 WHERE bid_id = ?3 AND asset_id = ?4 AND status = ?5`
 		if submitted {
@@ -217,7 +217,7 @@ func (s bidStore) MarkFailed(ctx context.Context, refs []bids.Ref, at time.Time)
 
 func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, at time.Time) (int, error) {
 	n := 0
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		n = 0
 		for _, o := range outcomes {
 			from := "status = 'SUBMITTED'"
@@ -244,7 +244,7 @@ func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, a
 }
 
 func (s bidStore) PendingEdits(ctx context.Context, market bids.Market, limit int) ([]bids.Bid, error) {
-	return queryBids(ctx, s.db.r, bidSelect+` WHERE market = ? AND edit_status = 'PENDING_RESYNC' ORDER BY edit_attempted_at, bid_id LIMIT ?`,
+	return queryBids(ctx, s.db.read(ctx), bidSelect+` WHERE market = ? AND edit_status = 'PENDING_RESYNC' ORDER BY edit_attempted_at, bid_id LIMIT ?`,
 		string(market), limit)
 }
 
@@ -259,7 +259,7 @@ func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, r
 		args = []any{sqlutil.Micros(at), ref.ID, ref.AssetID}
 	}
 	var n int64
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, q, args...)
 		if err != nil {
 			return err
@@ -277,7 +277,7 @@ func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, r
 }
 
 func (s bidStore) CommittedAfter(ctx context.Context, assetID string, t time.Time) (map[bids.Market]int, error) {
-	rows, err := s.db.r.QueryContext(ctx, `SELECT market, count(*) FROM bids WHERE asset_id = ? AND end_time > ?
+	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT market, count(*) FROM bids WHERE asset_id = ? AND end_time > ?
 		AND status IN ('PENDING', 'SUBMITTED', 'SUCCESSFUL', 'FALLBACK') GROUP BY market`, assetID, sqlutil.Micros(t))
 	if err != nil {
 		return nil, err

@@ -37,7 +37,7 @@ func scanIntegration(row integrationRow) (identity.Integration, error) {
 }
 
 func (s clientStore) CreateIntegration(ctx context.Context, in identity.Integration, first identity.StoredSecret) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := insertIntegration(ctx, tx, in, first, false)
 		return err
 	})
@@ -89,7 +89,7 @@ func insertIntegration(ctx context.Context, tx *sql.Tx, in identity.Integration,
 }
 
 func (s clientStore) Integrations(ctx context.Context, vis auth.Visibility) ([]identity.Integration, error) {
-	rows, err := s.db.r.QueryContext(ctx, `SELECT `+integrationColumns+` FROM integrations
+	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT `+integrationColumns+` FROM integrations
 		WHERE (? OR organization_id = ?) ORDER BY organization_id, created_at, integration_id`, vis.All, vis.OrganizationID)
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func (s clientStore) Integrations(ctx context.Context, vis auth.Visibility) ([]i
 }
 
 func (s clientStore) Integration(ctx context.Context, vis auth.Visibility, id string) (identity.Integration, error) {
-	return integrationIn(ctx, s.db.r, vis, id)
+	return integrationIn(ctx, s.db.read(ctx), vis, id)
 }
 
 // rowQueryer is a pool or a transaction.
@@ -151,7 +151,7 @@ func (s clientStore) Secrets(ctx context.Context, vis auth.Visibility, integrati
 	if _, err := s.Integration(ctx, vis, integrationID); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.r.QueryContext(ctx, `SELECT secret_id, created_at FROM integration_secrets
+	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT secret_id, created_at FROM integration_secrets
 		WHERE integration_id = ? ORDER BY created_at, secret_id`, integrationID)
 	if err != nil {
 		return nil, err
@@ -171,7 +171,7 @@ func (s clientStore) Secrets(ctx context.Context, vis auth.Visibility, integrati
 }
 
 func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec identity.StoredSecret, limit int) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		in, err := integrationIn(ctx, tx, vis, sec.IntegrationID)
 		if err != nil {
 			return err
@@ -215,7 +215,7 @@ func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, inte
 }
 
 func (s clientStore) ClientSecrets(ctx context.Context, clientID string) (identity.Integration, []identity.StoredSecret, error) {
-	rows, err := s.db.r.QueryContext(ctx, `SELECT i.integration_id, i.organization_id, i.name, i.scopes, i.created_at,
+	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT i.integration_id, i.organization_id, i.name, i.scopes, i.created_at,
 			s.secret_id, s.created_at, s.secret_hash
 		FROM integrations i LEFT JOIN integration_secrets s ON s.integration_id = i.integration_id
 		WHERE i.integration_id = ? ORDER BY s.created_at, s.secret_id`, clientID)
@@ -254,7 +254,7 @@ func (s clientStore) ClientSecrets(ctx context.Context, clientID string) (identi
 }
 
 func (s clientStore) CreateAuthorization(ctx context.Context, g identity.Grant, c identity.AuthorizationCode, purgeBefore time.Time) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		cutoff := sqlutil.Micros(purgeBefore)
 		if _, err := tx.ExecContext(ctx, `DELETE FROM oauth_refresh_tokens WHERE expires_at < ?`, cutoff); err != nil {
 			return err
@@ -305,7 +305,7 @@ func (s clientStore) ConsumeCode(ctx context.Context, codeHash string, now time.
 	c := identity.AuthorizationCode{Hash: codeHash}
 	var expires int64
 	var used *int64
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		dest := append([]any{&c.GrantID, &c.RedirectURI, &c.CodeChallenge, &expires, &used}, gs.dest()...)
 		err := tx.QueryRowContext(ctx, `SELECT c.grant_id, c.redirect_uri, c.code_challenge, c.expires_at, c.used_at, `+grantColumns+`
 			FROM oauth_codes c JOIN oauth_grants g ON g.grant_id = c.grant_id
@@ -327,7 +327,7 @@ func (s clientStore) ConsumeCode(ctx context.Context, codeHash string, now time.
 }
 
 func (s clientStore) AddRefreshToken(ctx context.Context, t identity.RefreshToken) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO oauth_refresh_tokens
 			(token_hash, grant_id, organization_id, created_at, expires_at, used_at)
 			SELECT ?, grant_id, organization_id, ?, ?, ? FROM oauth_grants WHERE grant_id = ?`,
@@ -351,7 +351,7 @@ func (s clientStore) RotateRefreshToken(ctx context.Context, oldHash string, now
 	var created, expires int64
 	var used *int64
 	rotated := false
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		dest := append([]any{&old.GrantID, &created, &expires, &used}, gs.dest()...)
 		err := tx.QueryRowContext(ctx, `SELECT t.grant_id, t.created_at, t.expires_at, t.used_at, `+grantColumns+`
 			FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.grant_id = t.grant_id

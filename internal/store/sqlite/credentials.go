@@ -24,7 +24,7 @@ func (e extraColumn) Scan(dest ...any) error { return e.row.Scan(append(dest, e.
 
 func (s credentialStore) IntegrationCredential(ctx context.Context, integrationID, secretID string) (identity.Integration, bool, error) {
 	var secretFound bool
-	in, err := scanIntegration(extraColumn{s.db.r.QueryRowContext(ctx, `SELECT `+integrationColumns+`,
+	in, err := scanIntegration(extraColumn{s.db.read(ctx).QueryRowContext(ctx, `SELECT `+integrationColumns+`,
 			EXISTS (SELECT 1 FROM integration_secrets s WHERE s.secret_id = ? AND s.integration_id = i.integration_id)
 		FROM integrations i WHERE integration_id = ?`, secretID, integrationID), &secretFound})
 	if errors.Is(err, sql.ErrNoRows) {
@@ -35,7 +35,7 @@ func (s credentialStore) IntegrationCredential(ctx context.Context, integrationI
 
 func (s credentialStore) UserCredential(ctx context.Context, userID, grantID string) (identity.User, bool, error) {
 	var grantLive bool
-	u, err := scanUser(extraColumn{s.db.r.QueryRowContext(ctx, `SELECT `+userColumns+`,
+	u, err := scanUser(extraColumn{s.db.read(ctx).QueryRowContext(ctx, `SELECT `+userColumns+`,
 			EXISTS (SELECT 1 FROM oauth_grants g WHERE g.grant_id = ? AND g.user_id = u.user_id AND g.revoked_at IS NULL)
 		FROM users u WHERE user_id = ?`, grantID, userID), &grantLive})
 	return u, grantLive, err
@@ -56,7 +56,7 @@ func (s credentialStore) WatchCredentialChanges(ctx context.Context, onConnected
 // announces the subjects fn reported changed.
 func (db *DB) credentialTx(ctx context.Context, fn func(tx *sql.Tx, changed func(subject string)) error) error {
 	var subjects []string
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		return fn(tx, func(subject string) { subjects = append(subjects, subject) })
 	})
 	if err != nil {

@@ -54,15 +54,15 @@ func nullHash(h string) any {
 }
 
 func (s directoryStore) UserByEmail(ctx context.Context, email string) (identity.User, error) {
-	return scanUser(s.db.r.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email = ?`, email))
+	return scanUser(s.db.read(ctx).QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email = ?`, email))
 }
 
 func (s directoryStore) UserByID(ctx context.Context, userID string) (identity.User, error) {
-	return scanUser(s.db.r.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE user_id = ?`, userID))
+	return scanUser(s.db.read(ctx).QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE user_id = ?`, userID))
 }
 
 func (s directoryStore) CreateOrganization(ctx context.Context, o identity.Organization) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES (?, ?, ?)`,
 			o.ID, o.Name, sqlutil.Micros(o.CreatedAt))
 		if isUniqueViolation(err) {
@@ -73,7 +73,7 @@ func (s directoryStore) CreateOrganization(ctx context.Context, o identity.Organ
 }
 
 func (s directoryStore) EnsureOrganization(ctx context.Context, o identity.Organization) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES (?, ?, ?)
 			ON CONFLICT (organization_id) DO NOTHING`, o.ID, o.Name, sqlutil.Micros(o.CreatedAt))
 		return err
@@ -83,7 +83,7 @@ func (s directoryStore) EnsureOrganization(ctx context.Context, o identity.Organ
 func (s directoryStore) Organization(ctx context.Context, id string) (identity.Organization, error) {
 	var o identity.Organization
 	var created int64
-	err := s.db.r.QueryRowContext(ctx, `SELECT organization_id, name, created_at FROM organizations WHERE organization_id = ?`, id).
+	err := s.db.read(ctx).QueryRowContext(ctx, `SELECT organization_id, name, created_at FROM organizations WHERE organization_id = ?`, id).
 		Scan(&o.ID, &o.Name, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return identity.Organization{}, errs.NotFoundf("organisation %q not found", id)
@@ -93,7 +93,7 @@ func (s directoryStore) Organization(ctx context.Context, id string) (identity.O
 }
 
 func (s directoryStore) Organizations(ctx context.Context) ([]identity.Organization, error) {
-	rows, err := s.db.r.QueryContext(ctx, `SELECT organization_id, name, created_at FROM organizations ORDER BY organization_id`)
+	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT organization_id, name, created_at FROM organizations ORDER BY organization_id`)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func insertLink(ctx context.Context, tx *sql.Tx, l identity.SetPasswordLink) err
 }
 
 func (s directoryStore) CreateUser(ctx context.Context, u identity.User, link *identity.SetPasswordLink) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := insertUser(ctx, tx, u, ""); err != nil {
 			if isUniqueViolation(err) {
 				return errs.Conflictf(identity.CodeUserExists, "a user with e-mail %s exists already", u.Email)
@@ -140,7 +140,7 @@ func (s directoryStore) CreateUser(ctx context.Context, u identity.User, link *i
 
 func (s directoryStore) EnsureUser(ctx context.Context, u identity.User) (bool, error) {
 	var created bool
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := insertUser(ctx, tx, u, " ON CONFLICT (email) DO NOTHING")
 		if err != nil {
 			return err
@@ -153,7 +153,7 @@ func (s directoryStore) EnsureUser(ctx context.Context, u identity.User) (bool, 
 }
 
 func (s directoryStore) Users(ctx context.Context, vis auth.Visibility, org string) ([]identity.User, error) {
-	rows, err := s.db.r.QueryContext(ctx, `SELECT `+userColumns+` FROM users WHERE organization_id = ? AND `+userVisible+`
+	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT `+userColumns+` FROM users WHERE organization_id = ? AND `+userVisible+`
 		ORDER BY email`, org, vis.All, vis.OrganizationID)
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func (s directoryStore) Preferences(ctx context.Context, userID string) (identit
 	var found string
 	var locale, theme sql.NullString
 	var updated sql.NullInt64
-	err := s.db.r.QueryRowContext(ctx, `SELECT u.user_id, p.locale, p.theme, p.updated_at
+	err := s.db.read(ctx).QueryRowContext(ctx, `SELECT u.user_id, p.locale, p.theme, p.updated_at
 		FROM users u LEFT JOIN user_preferences p ON p.user_id = u.user_id WHERE u.user_id = ?`, userID).
 		Scan(&found, &locale, &theme, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -249,7 +249,7 @@ func (s directoryStore) Preferences(ctx context.Context, userID string) (identit
 }
 
 func (s directoryStore) SavePreferences(ctx context.Context, p identity.Preferences) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// Selecting from users keeps a deleted person from getting a row
 		// and takes the organisation from the user. The WHERE true
 		// resolves SQLite's parsing ambiguity of INSERT ... SELECT ... ON
@@ -273,7 +273,7 @@ func (s directoryStore) SavePreferences(ctx context.Context, p identity.Preferen
 
 func (s directoryStore) ReplacePasswordLink(ctx context.Context, vis auth.Visibility, email string,
 	issue func(identity.User) (identity.SetPasswordLink, error)) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		u, err := visibleUserIn(ctx, tx, vis, email)
 		if err != nil {
 			return err
@@ -293,7 +293,7 @@ func (s directoryStore) PasswordLink(ctx context.Context, tokenHash string) (ide
 	var l identity.SetPasswordLink
 	var created, expires int64
 	var used sql.NullInt64
-	err := s.db.r.QueryRowContext(ctx, `SELECT token_hash, user_id, organization_id, created_at, expires_at, used_at
+	err := s.db.read(ctx).QueryRowContext(ctx, `SELECT token_hash, user_id, organization_id, created_at, expires_at, used_at
 		FROM set_password_links WHERE token_hash = ?`, tokenHash).
 		Scan(&l.TokenHash, &l.UserID, &l.OrganizationID, &created, &expires, &used)
 	if errors.Is(err, sql.ErrNoRows) {

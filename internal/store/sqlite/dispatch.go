@@ -78,7 +78,7 @@ func lockDispatchAsset(ctx context.Context, tx *sql.Tx, assetID string) error {
 
 func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate) ([]dispatch.Immediate, error) {
 	var replaced []dispatch.Immediate
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := lockDispatchAsset(ctx, tx, im.AssetID); err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate
 
 func (s dispatchStore) EndImmediate(ctx context.Context, assetID string, at time.Time) (dispatch.Immediate, error) {
 	var im dispatch.Immediate
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := lockDispatchAsset(ctx, tx, assetID); err != nil {
 			return err
 		}
@@ -139,19 +139,19 @@ func (s dispatchStore) Immediates(ctx context.Context, v auth.Visibility, assetI
 	if !w.To.IsZero() {
 		to = sqlutil.Micros(w.To)
 	}
-	return collect(scanImmediate)(s.db.r.QueryContext(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
+	return collect(scanImmediate)(s.db.read(ctx).QueryContext(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
 		WHERE (?1 OR organization_id = ?2) AND asset_id = ?3
 		AND (?4 IS NULL OR end_time > ?4) AND (?5 IS NULL OR start_time < ?5)
 		ORDER BY start_time`, v.All, v.OrganizationID, assetID, from, to))
 }
 
 func (s dispatchStore) ActiveImmediate(ctx context.Context, at time.Time) ([]dispatch.Immediate, error) {
-	return collect(scanImmediate)(s.db.r.QueryContext(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
+	return collect(scanImmediate)(s.db.read(ctx).QueryContext(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
 		WHERE end_time > ?1 AND start_time <= ?1 ORDER BY asset_id`, sqlutil.Micros(at)))
 }
 
 func (s dispatchStore) ReplaceEvents(ctx context.Context, assetID string, from, to time.Time, events []dispatch.Event) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := lockDispatchAsset(ctx, tx, assetID); err != nil {
 			return err
 		}
@@ -175,19 +175,19 @@ func (s dispatchStore) ReplaceEvents(ctx context.Context, assetID string, from, 
 }
 
 func (s dispatchStore) Events(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) ([]dispatch.Event, error) {
-	return collect(scanEvent)(s.db.r.QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events
+	return collect(scanEvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events
 		WHERE (? OR organization_id = ?) AND asset_id = ? AND set_time >= ? AND set_time < ? ORDER BY set_time`,
 		v.All, v.OrganizationID, assetID, sqlutil.Micros(from), sqlutil.Micros(to)))
 }
 
 func (s dispatchStore) EventsBetween(ctx context.Context, from, to time.Time) ([]dispatch.Event, error) {
-	return collect(scanEvent)(s.db.r.QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events
+	return collect(scanEvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events
 		WHERE set_time > ? AND set_time <= ? ORDER BY set_time, asset_id`, sqlutil.Micros(from), sqlutil.Micros(to)))
 }
 
 func (s dispatchStore) CurrentEvents(ctx context.Context, at time.Time) ([]dispatch.Event, error) {
 	// Each candidate probes the primary key for a later event of its asset.
-	return collect(scanEvent)(s.db.r.QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events e
+	return collect(scanEvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events e
 		WHERE set_time >= ?1 AND set_time <= ?2 AND NOT EXISTS (SELECT 1 FROM dispatch_events n
 			WHERE n.asset_id = e.asset_id AND n.set_time > e.set_time AND n.set_time <= ?2)
 		ORDER BY asset_id`, sqlutil.Micros(dispatch.BlockOf(at)), sqlutil.Micros(at)))
@@ -197,7 +197,7 @@ func (s dispatchStore) RecordOutcomes(ctx context.Context, outcomes []dispatch.O
 	if len(outcomes) == 0 {
 		return nil
 	}
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO dispatch_outcomes (organization_id, asset_id, set_time, delivery_time,
 			control_mode, requested_power_mw, poc_power_mw, effective_power_mw, status, reason, emitted_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -221,7 +221,7 @@ func (s dispatchStore) RecordOutcomes(ctx context.Context, outcomes []dispatch.O
 }
 
 func (s dispatchStore) Outcomes(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) ([]dispatch.Outcome, error) {
-	return collect(scanOutcome)(s.db.r.QueryContext(ctx, `SELECT `+outcomeColumns+` FROM dispatch_outcomes o
+	return collect(scanOutcome)(s.db.read(ctx).QueryContext(ctx, `SELECT `+outcomeColumns+` FROM dispatch_outcomes o
 		LEFT JOIN dispatch_events e ON e.asset_id = o.asset_id AND e.set_time = o.set_time
 		WHERE (? OR o.organization_id = ?) AND o.asset_id = ? AND o.set_time >= ? AND o.set_time < ? ORDER BY o.set_time`,
 		v.All, v.OrganizationID, assetID, sqlutil.Micros(from), sqlutil.Micros(to)))
@@ -238,7 +238,7 @@ func (s dispatchStore) Prune(ctx context.Context, before time.Time) (int, error)
 	} {
 		for {
 			var n int64
-			err := s.db.tx(ctx, func(tx *sql.Tx) error {
+			err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 				res, err := tx.ExecContext(ctx, q, cut, pruneBatch)
 				if err != nil {
 					return err

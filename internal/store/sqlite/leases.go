@@ -23,7 +23,7 @@ func (s leaseStore) Acquire(ctx context.Context, job, holder string, now time.Ti
 		return worker.Lease{}, err
 	}
 	var l worker.Lease
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO worker_leases AS l (job, holder, acquired_at, expires_at) VALUES (?1, ?2, ?3, ?4)
 			ON CONFLICT (job) DO UPDATE SET
 				acquired_at = CASE WHEN l.holder = excluded.holder THEN l.acquired_at ELSE excluded.acquired_at END,
@@ -44,7 +44,7 @@ func (s leaseStore) Renew(ctx context.Context, job, holder string, now time.Time
 		return false, err
 	}
 	var n int64
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE worker_leases SET expires_at = ? WHERE job = ? AND holder = ? AND expires_at > ?`,
 			sqlutil.Micros(now.Add(ttl)), job, holder, sqlutil.Micros(now))
 		if err != nil {
@@ -57,14 +57,14 @@ func (s leaseStore) Renew(ctx context.Context, job, holder string, now time.Time
 }
 
 func (s leaseStore) Release(ctx context.Context, job, holder string) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM worker_leases WHERE job = ? AND holder = ?`, job, holder)
 		return err
 	})
 }
 
 func (s leaseStore) Lease(ctx context.Context, job string) (worker.Lease, error) {
-	l, err := scanLease(s.db.r.QueryRowContext(ctx, leaseSelect, job))
+	l, err := scanLease(s.db.read(ctx).QueryRowContext(ctx, leaseSelect, job))
 	if errors.Is(err, sql.ErrNoRows) {
 		return worker.Lease{}, errs.NotFoundf("no lease on job %q", job)
 	}

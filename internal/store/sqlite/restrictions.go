@@ -82,7 +82,7 @@ func windowArgs(w restrictions.Window) (from, to any) {
 
 func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, assetID string, kind restrictions.Kind, w restrictions.Window) ([]restrictions.Interval, error) {
 	from, to := windowArgs(w)
-	return collect(scanInterval)(s.db.r.QueryContext(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
+	return collect(scanInterval)(s.db.read(ctx).QueryContext(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
 		WHERE (?1 OR organization_id = ?2) AND asset_id = ?3 AND (?4 = '' OR kind = ?4)
 		AND (?5 IS NULL OR end_time IS NULL OR end_time > ?5)
 		AND (?6 IS NULL OR start_time < ?6)
@@ -90,7 +90,7 @@ func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, asse
 }
 
 func (s restrictionStore) ActiveAt(ctx context.Context, t time.Time) ([]restrictions.Interval, error) {
-	return collect(scanInterval)(s.db.r.QueryContext(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
+	return collect(scanInterval)(s.db.read(ctx).QueryContext(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
 		WHERE (end_time IS NULL OR end_time > ?1) AND start_time <= ?1
 		ORDER BY asset_id, kind`, sqlutil.Micros(t)))
 }
@@ -124,7 +124,7 @@ func applyChange(ctx context.Context, tx *sql.Tx, c restrictions.Change) error {
 
 func (s restrictionStore) MutateIntervals(ctx context.Context, organizationID, assetID string, kind restrictions.Kind, plan func([]restrictions.Interval) (restrictions.Change, error)) (restrictions.Change, error) {
 	var c restrictions.Change
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		existing, err := kindIntervals(ctx, tx, assetID, kind)
 		if err != nil {
 			return err
@@ -156,7 +156,7 @@ func scanRequest(row restrictionRow) (restrictions.Request, error) {
 func requestNotFound(id string) error { return errs.NotFoundf("restriction request %q not found", id) }
 
 func (s restrictionStore) CreateRequest(ctx context.Context, r restrictions.Request) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO restriction_requests (request_id, organization_id, asset_id, kind, action, status,
 			start_time, end_time, upper_limit, lower_limit, reason, reason_description, requested_by, requested_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -167,13 +167,13 @@ func (s restrictionStore) CreateRequest(ctx context.Context, r restrictions.Requ
 }
 
 func (s restrictionStore) Requests(ctx context.Context, v auth.Visibility, f restrictions.RequestFilter) ([]restrictions.Request, error) {
-	return collect(scanRequest)(s.db.r.QueryContext(ctx, `SELECT `+requestColumns+` FROM restriction_requests
+	return collect(scanRequest)(s.db.read(ctx).QueryContext(ctx, `SELECT `+requestColumns+` FROM restriction_requests
 		WHERE (?1 OR organization_id = ?2) AND (?3 = '' OR asset_id = ?3) AND (?4 = '' OR kind = ?4)
 		ORDER BY requested_at DESC, request_id`, v.All, v.OrganizationID, f.AssetID, string(f.Kind)))
 }
 
 func (s restrictionStore) Request(ctx context.Context, v auth.Visibility, id string) (restrictions.Request, error) {
-	r, err := scanRequest(s.db.r.QueryRowContext(ctx, `SELECT `+requestColumns+` FROM restriction_requests
+	r, err := scanRequest(s.db.read(ctx).QueryRowContext(ctx, `SELECT `+requestColumns+` FROM restriction_requests
 		WHERE (? OR organization_id = ?) AND request_id = ?`, v.All, v.OrganizationID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, requestNotFound(id)
@@ -184,7 +184,7 @@ func (s restrictionStore) Request(ctx context.Context, v auth.Visibility, id str
 func (s restrictionStore) DecideRequest(ctx context.Context, v auth.Visibility, id string, decide func(restrictions.Request, []restrictions.Interval) (restrictions.Request, *restrictions.Change, error)) (restrictions.Request, error) {
 	var decided restrictions.Request
 	var decideErr error
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		r, err := scanRequest(tx.QueryRowContext(ctx, `SELECT `+requestColumns+` FROM restriction_requests
 			WHERE (? OR organization_id = ?) AND request_id = ?`, v.All, v.OrganizationID, id))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -229,7 +229,7 @@ func scanCurtailment(row restrictionRow) (restrictions.Curtailment, error) {
 }
 
 func (s restrictionStore) OpenCurtailment(ctx context.Context, c restrictions.Curtailment) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO curtailments (`+curtailmentColumns+`) VALUES (?, ?, ?, ?, NULL, ?, ?)`,
 			c.ID, c.OrganizationID, c.AssetID, sqlutil.Micros(c.Start), c.MaxCurtailment, c.MinCurtailment)
 		if isUniqueViolation(err) {
@@ -241,7 +241,7 @@ func (s restrictionStore) OpenCurtailment(ctx context.Context, c restrictions.Cu
 
 func (s restrictionStore) CloseCurtailment(ctx context.Context, assetID string, end time.Time) (restrictions.Curtailment, error) {
 	var c restrictions.Curtailment
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		c, err = scanCurtailment(tx.QueryRowContext(ctx, `UPDATE curtailments SET end_time = ?
 			WHERE asset_id = ? AND end_time IS NULL RETURNING `+curtailmentColumns, sqlutil.Micros(end), assetID))
@@ -255,7 +255,7 @@ func (s restrictionStore) CloseCurtailment(ctx context.Context, assetID string, 
 
 func (s restrictionStore) Curtailments(ctx context.Context, v auth.Visibility, assetID string, w restrictions.Window) ([]restrictions.Curtailment, error) {
 	from, to := windowArgs(w)
-	return collect(scanCurtailment)(s.db.r.QueryContext(ctx, `SELECT `+curtailmentColumns+` FROM curtailments
+	return collect(scanCurtailment)(s.db.read(ctx).QueryContext(ctx, `SELECT `+curtailmentColumns+` FROM curtailments
 		WHERE (?1 OR organization_id = ?2) AND asset_id = ?3
 		AND (?4 IS NULL OR end_time IS NULL OR end_time > ?4)
 		AND (?5 IS NULL OR start_time < ?5)

@@ -47,7 +47,7 @@ func segmentationNotFound(assetID string) error {
 }
 
 func (s segmentationStore) Get(ctx context.Context, v auth.Visibility, assetID string) (segmentation.Segmentation, error) {
-	seg, err := scanSegmentation(s.db.r.QueryRowContext(ctx, segmentationSelect+" AND s.asset_id = ?", v.All, v.OrganizationID, assetID))
+	seg, err := scanSegmentation(s.db.read(ctx).QueryRowContext(ctx, segmentationSelect+" AND s.asset_id = ?", v.All, v.OrganizationID, assetID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return seg, segmentationNotFound(assetID)
 	}
@@ -55,7 +55,7 @@ func (s segmentationStore) Get(ctx context.Context, v auth.Visibility, assetID s
 }
 
 func (s segmentationStore) ListActive(ctx context.Context, v auth.Visibility) ([]segmentation.Segmentation, error) {
-	rows, err := s.db.r.QueryContext(ctx, segmentationSelect+" AND s.status = 'active' ORDER BY s.asset_id", v.All, v.OrganizationID)
+	rows, err := s.db.read(ctx).QueryContext(ctx, segmentationSelect+" AND s.status = 'active' ORDER BY s.asset_id", v.All, v.OrganizationID)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func currentSegmentation(ctx context.Context, tx *sql.Tx, v auth.Visibility, ass
 func (s segmentationStore) Change(ctx context.Context, v auth.Visibility, assetID string,
 	change func(context.Context, string, *segmentation.Segmentation) (segmentation.Segmentation, error)) (segmentation.Segmentation, error) {
 	var out segmentation.Segmentation
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		org, cur, err := currentSegmentation(ctx, tx, v, assetID)
 		if err != nil {
 			return err
@@ -116,7 +116,7 @@ func (s segmentationStore) Change(ctx context.Context, v auth.Visibility, assetI
 }
 
 func (s segmentationStore) Delete(ctx context.Context, v auth.Visibility, assetID string, check func(context.Context, segmentation.Segmentation) error) error {
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, cur, err := currentSegmentation(ctx, tx, v, assetID)
 		if err != nil {
 			return err

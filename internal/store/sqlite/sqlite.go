@@ -7,7 +7,10 @@
 // BEGIN IMMEDIATE, so writers queue instead of failing with SQLITE_BUSY and
 // a transaction that reads, checks and writes (a capacity ceiling, the
 // number of active secrets) is serialised as a whole. Reads use a separate
-// pool and, in WAL mode, never wait for writers.
+// pool and, in a file (WAL mode), never wait for writers; in the in-memory
+// database they wait for the write transaction to end. A transaction's
+// context carries it, and every statement with that context runs inside
+// it (see read), so nothing a transaction calls waits for it.
 package sqlite
 
 import (
@@ -132,7 +135,7 @@ func (db *DB) Close() error {
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {
 	var one int
-	return db.r.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+	return db.read(ctx).QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
 
 // Migrate applies the embedded schema migrations.
@@ -149,13 +152,59 @@ func (db *DB) Migrate(ctx context.Context) error {
 	return err
 }
 
-// tx runs fn in a write transaction, committing when it returns nil.
-func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// querier runs statements: a pool or a transaction.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// txKey marks a context running inside a write transaction of db.
+type txKey struct{ db *DB }
+
+// inTx returns the write transaction ctx runs inside, or nil.
+func (db *DB) inTx(ctx context.Context) *sql.Tx {
+	tx, _ := ctx.Value(txKey{db}).(*sql.Tx)
+	return tx
+}
+
+// read returns what a read with ctx runs on: the write transaction ctx
+// runs inside, otherwise the read pool. A callback of a transaction (a
+// deletion check reading bids through another area's store) so reads
+// inside it, never beside it: in an in-memory database (no WAL) a reader
+// waits for the write lock, which its own transaction holds.
+func (db *DB) read(ctx context.Context) querier {
+	if tx := db.inTx(ctx); tx != nil {
+		return tx
+	}
+	return db.r
+}
+
+// write returns what a single-statement write with ctx runs on: the
+// write transaction ctx runs inside, otherwise the write pool.
+func (db *DB) write(ctx context.Context) querier {
+	if tx := db.inTx(ctx); tx != nil {
+		return tx
+	}
+	return db.w
+}
+
+// errNestedTx refuses a write transaction begun inside another: with one
+// write connection it would wait for itself for ever.
+var errNestedTx = errors.New("sqlite: write transaction inside a write transaction")
+
+// tx runs fn in a write transaction, committing when it returns nil. fn's
+// context carries the transaction, so that every store read with it, also
+// in callbacks, runs inside the transaction (see read).
+func (db *DB) tx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if db.inTx(ctx) != nil {
+		return errNestedTx
+	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(context.WithValue(ctx, txKey{db}, tx), tx); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
@@ -165,7 +214,7 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // EnsureSigningKey implements auth.KeyStore. The single write connection
 // serialises starters: the check and the insert are one transaction.
 func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
+	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO signing_keys (key_id, algorithm, private_pem, created_at, activates_at)
 			SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM signing_keys)`,
 			c.KeyID, c.Algorithm, c.PrivateKey, sqlutil.Micros(c.CreatedAt), sqlutil.Micros(c.ActivatesAt))
@@ -175,7 +224,7 @@ func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) error {
 
 // SigningKeys implements auth.KeyStore.
 func (db *DB) SigningKeys(ctx context.Context) ([]auth.SigningKey, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT key_id, algorithm, private_pem, created_at, activates_at, retired_at
+	rows, err := db.read(ctx).QueryContext(ctx, `SELECT key_id, algorithm, private_pem, created_at, activates_at, retired_at
 		FROM signing_keys ORDER BY activates_at, key_id`)
 	if err != nil {
 		return nil, err
@@ -201,7 +250,7 @@ func (db *DB) SigningKeys(ctx context.Context) ([]auth.SigningKey, error) {
 // AddSigningKey implements auth.KeyStore.
 func (db *DB) AddSigningKey(ctx context.Context, k auth.SigningKey, deleteOthers bool) error {
 	activates := sqlutil.Micros(k.ActivatesAt)
-	return db.tx(ctx, func(tx *sql.Tx) error {
+	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		if deleteOthers {
 			_, err = tx.ExecContext(ctx, `DELETE FROM signing_keys`)
@@ -219,7 +268,7 @@ func (db *DB) AddSigningKey(ctx context.Context, k auth.SigningKey, deleteOthers
 
 // ReplacePrivateKey implements auth.KeyStore.
 func (db *DB) ReplacePrivateKey(ctx context.Context, keyID, old, private string) (bool, error) {
-	res, err := db.w.ExecContext(ctx, `UPDATE signing_keys SET private_pem = ? WHERE key_id = ? AND private_pem = ?`, private, keyID, old)
+	res, err := db.write(ctx).ExecContext(ctx, `UPDATE signing_keys SET private_pem = ? WHERE key_id = ? AND private_pem = ?`, private, keyID, old)
 	if err != nil {
 		return false, err
 	}
@@ -229,7 +278,7 @@ func (db *DB) ReplacePrivateKey(ctx context.Context, keyID, old, private string)
 
 // DeleteRetiredSigningKeys implements auth.KeyStore.
 func (db *DB) DeleteRetiredSigningKeys(ctx context.Context, cutoff time.Time) ([]string, error) {
-	rows, err := db.w.QueryContext(ctx, `DELETE FROM signing_keys WHERE retired_at < ? RETURNING key_id`, sqlutil.Micros(cutoff))
+	rows, err := db.write(ctx).QueryContext(ctx, `DELETE FROM signing_keys WHERE retired_at < ? RETURNING key_id`, sqlutil.Micros(cutoff))
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +298,7 @@ func (db *DB) DeleteRetiredSigningKeys(ctx context.Context, cutoff time.Time) ([
 // the configuration that made it is unchanged, and replaced otherwise.
 func (db *DB) ClockAnchor(ctx context.Context, config string, desired clock.Anchor) (clock.Anchor, error) {
 	var a clock.Anchor
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var stored string
 		var vs, rs int64
 		err := tx.QueryRowContext(ctx, `SELECT config, virtual_start, real_start, speed FROM clock_anchor WHERE id = 1`).

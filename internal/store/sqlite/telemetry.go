@@ -24,7 +24,7 @@ func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Sn
 	if len(snapshots) == 0 {
 		return nil
 	}
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO telemetry_latest (asset_id, ts, payload, tail) VALUES (?, ?, ?, ?)
 			ON CONFLICT (asset_id) DO UPDATE SET ts = excluded.ts, payload = excluded.payload, tail = excluded.tail
 			WHERE excluded.ts >= telemetry_latest.ts`)
@@ -45,7 +45,7 @@ func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Sn
 func (s telemetryStore) Latest(ctx context.Context, assetID string) (telemetry.Snapshot, error) {
 	var ts int64
 	var payload, tail []byte
-	err := s.db.r.QueryRowContext(ctx, `SELECT ts, payload, tail FROM telemetry_latest WHERE asset_id = ?`, assetID).Scan(&ts, &payload, &tail)
+	err := s.db.read(ctx).QueryRowContext(ctx, `SELECT ts, payload, tail FROM telemetry_latest WHERE asset_id = ?`, assetID).Scan(&ts, &payload, &tail)
 	if errors.Is(err, sql.ErrNoRows) {
 		return telemetry.Snapshot{}, errs.NotFoundf("asset %s has not reported any measurement", assetID)
 	}
@@ -66,7 +66,7 @@ func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk)
 	if len(chunks) == 0 {
 		return nil
 	}
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO telemetry_chunks (asset_id, chunk_start, chunk_end, points, data)
 			VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (asset_id, chunk_start) DO UPDATE SET chunk_end = excluded.chunk_end,
@@ -87,7 +87,7 @@ func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk)
 func (s telemetryStore) Chunks(ctx context.Context, assetID string, from, to time.Time) ([]telemetry.Chunk, error) {
 	// The lower bound on chunk_start keeps the primary-key range short:
 	// no chunk spans more than MaxChunkSpan.
-	rows, err := s.db.r.QueryContext(ctx, `SELECT chunk_start, chunk_end, points, data FROM telemetry_chunks
+	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT chunk_start, chunk_end, points, data FROM telemetry_chunks
 		WHERE asset_id = ? AND chunk_start > ? AND chunk_start < ? AND chunk_end > ? ORDER BY chunk_start`,
 		assetID, sqlutil.Micros(from.Add(-telemetry.MaxChunkSpan)), sqlutil.Micros(to), sqlutil.Micros(from))
 	if err != nil {
@@ -111,7 +111,7 @@ func (s telemetryStore) PruneChunks(ctx context.Context, before time.Time) (int,
 	total := 0
 	for {
 		var n int64
-		err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			res, err := tx.ExecContext(ctx, `DELETE FROM telemetry_chunks WHERE rowid IN
 				(SELECT rowid FROM telemetry_chunks WHERE chunk_end <= ? LIMIT ?)`, sqlutil.Micros(before), pruneBatch)
 			if err != nil {
