@@ -357,3 +357,38 @@ func TestScheduleExecutesOnTheRunningServer(t *testing.T) {
 		t.Fatalf("power under the limit: %+v", p)
 	}
 }
+
+// TestBootstrapClientChanges: a server restarted on the same database with
+// another bootstrap client id (rotated credentials, or a second deployment)
+// starts, and both clients get tokens until the old one is deleted.
+func TestBootstrapClientChanges(t *testing.T) {
+	for name, open := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			dbURL := open(t)
+			tokenOf := func(base, id, secret string) int {
+				form := url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}}
+				resp, err := http.PostForm(base+"/oauth2/token", form)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			for i, id := range []string{"bootstrap-a", "bootstrap-b", "bootstrap-a"} {
+				cfg := testConfig(t, dbURL, t.TempDir())
+				cfg.Demo = false
+				cfg.BootstrapClientID, cfg.BootstrapClientSecret = id, bootstrapSecret
+				a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+				if err != nil {
+					t.Fatalf("start %d with %s: %v", i+1, id, err)
+				}
+				base := serve(t, a)
+				for _, known := range []string{"bootstrap-a", "bootstrap-b"}[:min(i+1, 2)] {
+					if st := tokenOf(base, known, bootstrapSecret); st != http.StatusOK {
+						t.Fatalf("start %d: token for %s: %d", i+1, known, st)
+					}
+				}
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"atcp/internal/auth"
+	"atcp/internal/identity"
 )
 
 // Generated demo credentials are written here (mode 0600) on the first
@@ -27,7 +28,7 @@ func (a *App) bootstrap(ctx context.Context) error {
 	all := auth.NewScopeSet(auth.AllScopes...)
 	cfg := a.Config
 	if cfg.BootstrapClientID != "" {
-		if err := a.Clients.EnsureIntegration(ctx, auth.PlatformOrganization, cfg.BootstrapClientID, "bootstrap", cfg.BootstrapClientSecret, all); err != nil {
+		if err := a.Clients.EnsureIntegration(ctx, auth.PlatformOrganization, cfg.BootstrapClientID, bootstrapIntegrationName(cfg.BootstrapClientID), cfg.BootstrapClientSecret, all); err != nil {
 			return err
 		}
 	}
@@ -48,6 +49,18 @@ func (a *App) bootstrap(ctx context.Context) error {
 	return a.generateCredentials(ctx, all)
 }
 
+// bootstrapIntegrationName names the bootstrap integration after its client
+// id, so that a changed ATCP_BOOTSTRAP_CLIENT_ID (rotated credentials, two
+// deployments on one database) adds an integration beside the old one
+// instead of colliding with its name; the old one stays until deleted.
+func bootstrapIntegrationName(clientID string) string {
+	name := []rune("bootstrap " + clientID)
+	if len(name) > identity.MaxIntegrationNameLength {
+		name = name[:identity.MaxIntegrationNameLength]
+	}
+	return string(name)
+}
+
 func (a *App) generateCredentials(ctx context.Context, all auth.ScopeSet) error {
 	path := filepath.Join(a.Config.DataDir, credentialsFile)
 	if _, err := os.Stat(path); err == nil {
@@ -60,7 +73,7 @@ func (a *App) generateCredentials(ctx context.Context, all auth.ScopeSet) error 
 	secret := "atcp_" + auth.RandomToken(32)
 	email := "admin@atcp.example"
 	password := auth.RandomToken(18)
-	if err := a.Clients.EnsureIntegration(ctx, auth.PlatformOrganization, clientID, "bootstrap", secret, all); err != nil {
+	if err := a.Clients.EnsureIntegration(ctx, auth.PlatformOrganization, clientID, bootstrapIntegrationName(clientID), secret, all); err != nil {
 		return err
 	}
 	if err := a.Directory.EnsureUser(ctx, auth.PlatformOrganization, email, password, all); err != nil {
