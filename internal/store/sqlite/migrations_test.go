@@ -17,19 +17,7 @@ import (
 // invalidates no token.
 func TestSigningKeyMigrationKeepsTheKey(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "atcp.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	sub, _ := fs.Sub(migrations, "migrations")
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.w, sub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 13); err != nil {
-		t.Fatal(err)
-	}
+	db, p := migratedUpTo(t, 13)
 	created := time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
 	if _, err := db.w.ExecContext(ctx, `INSERT INTO signing_keys (slot, key_id, algorithm, private_pem, created_at)
 		VALUES ('primary', 'kid-1', 'ES256', 'pem', ?)`, sqlutil.Micros(created)); err != nil {
@@ -64,19 +52,7 @@ func TestSigningKeyMigrationKeepsTheKey(t *testing.T) {
 // source day (2026-02-01 for that delivery day, 2026-02-02 otherwise).
 func TestBidSourceMigration(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "atcp.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	sub, _ := fs.Sub(migrations, "migrations")
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.w, sub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 14); err != nil {
-		t.Fatal(err)
-	}
+	db, p := migratedUpTo(t, 14)
 	if _, err := db.w.ExecContext(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ('acme', 'Acme', 0)`); err != nil {
 		t.Fatal(err)
 	}
@@ -121,4 +97,25 @@ func TestBidSourceMigration(t *testing.T) {
 	if err := db.w.QueryRowContext(ctx, `SELECT price_source FROM bids WHERE bid_id = 'feb3'`).Scan(&src); err != nil || src != "published" {
 		t.Fatalf("after down: %q %v", src, err)
 	}
+}
+
+// migratedUpTo opens a new database file migrated up to version, with the
+// provider to migrate it further; the database is closed at cleanup.
+func migratedUpTo(t *testing.T, version int64) (*DB, *goose.Provider) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "atcp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	sub, _ := fs.Sub(migrations, "migrations")
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.w, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, version); err != nil {
+		t.Fatal(err)
+	}
+	return db, p
 }
