@@ -202,14 +202,7 @@ func TestRestartContinues(t *testing.T) {
 
 func fetchToken(t *testing.T, base string) string {
 	t.Helper()
-	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {bootstrapClient}, "client_secret": {bootstrapSecret}}
-	req, _ := http.NewRequest(http.MethodPost, base+"/oauth2/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	getJSON(t, req, http.StatusOK, &tok)
-	return tok.AccessToken
+	return clientToken(t, base, bootstrapClient, bootstrapSecret)
 }
 
 // TestEveryOperationDeclaresItsAccess: every operation of the OpenAPI
