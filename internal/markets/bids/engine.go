@@ -364,7 +364,7 @@ func (e *Engine) Submit(ctx context.Context, v auth.Visibility, assetID string, 
 				res.Bids[i], kept[old.ID] = old, true
 				continue
 			}
-			b.ID, b.OrganizationID, b.AssetID = uuid.NewString(), a.OrganizationID, a.ID
+			b.ID, b.OrganizationID, b.AssetID = NewID(), a.OrganizationID, a.ID
 			b.CreatedAt, b.UpdatedAt = now, now
 			res.Bids[i] = b
 			fresh = append(fresh, b)

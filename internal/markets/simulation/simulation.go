@@ -41,8 +41,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/google/uuid"
-
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/markets/afrr"
@@ -394,7 +392,7 @@ func (m *Market) honour(ctx context.Context, award bids.Bid, period calendar.Int
 		price := bids.Price(ob.Price.Shift(2).Round(0).IntPart())
 		submitted := now
 		return bids.Changes{Insert: []bids.Bid{{
-			ID: uuid.NewString(), OrganizationID: a.OrganizationID, AssetID: a.ID, Market: bids.AFRREnergy,
+			ID: bids.NewID(), OrganizationID: a.OrganizationID, AssetID: a.ID, Market: bids.AFRREnergy,
 			Product: award.Product, Start: period.Start, End: period.End, IdempotencyKey: &key,
 			EnergyPrice: &price, OfferedMW: ob.OfferMW, Status: bids.Submitted, SubmittedAt: &submitted,
 			CreatedAt: now, UpdatedAt: now,

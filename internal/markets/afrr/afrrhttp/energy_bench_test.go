@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"atcp/internal/assets"
@@ -60,7 +59,7 @@ func energyBenchEnv(b *testing.B, backend store.Backend, n int) (*testkit.Harnes
 			var ch bids.Changes
 			for _, p := range benchDay.Periods() {
 				for _, prod := range []bids.Product{bids.Pos, bids.Neg} {
-					ch.Insert = append(ch.Insert, bids.Bid{ID: uuid.NewString(), OrganizationID: "acme", AssetID: id, Market: bids.AFRREnergy, Product: prod,
+					ch.Insert = append(ch.Insert, bids.Bid{ID: bids.NewID(), OrganizationID: "acme", AssetID: id, Market: bids.AFRREnergy, Product: prod,
 						Start: p.Start, End: p.End, EnergyPrice: &price, OfferedMW: 5, Status: bids.Pending, CreatedAt: benchNow, UpdatedAt: benchNow})
 				}
 			}
@@ -81,7 +80,7 @@ func energyBenchEnv(b *testing.B, backend store.Backend, n int) (*testkit.Harnes
 // a submission several times slower, while autovacuum would have analysed
 // a long-lived database long ago.
 func forEachBenchBackend(b *testing.B, f func(b *testing.B, backend store.Backend, analyze func())) {
-	b.Run("sqlite", func(b *testing.B) { f(b, testkit.OpenSQLite(b), func() {}) })
+	b.Run("sqlite", func(b *testing.B) { f(b, testkit.OpenSQLiteFile(b), func() {}) })
 	if testkit.PostgresURL() == "" {
 		return
 	}
