@@ -1,0 +1,268 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"atcp/internal/app"
+	"atcp/internal/assets"
+	"atcp/internal/auth"
+	"atcp/internal/dispatch"
+	"atcp/internal/markets/bids"
+	"atcp/internal/markets/calendar"
+)
+
+// tailDay is the delivery day the REPLACE requests bid into: every
+// quarter-hour of it is open at controlBenchStart (D-1, 11:00 CET).
+var tailDay = calendar.Day{Year: 2026, Month: 2, Day: 3}
+
+// BenchmarkTail measures the latency tail a user sees while the server
+// works: the control loop steering N simulated assets at 1 Hz in real
+// time (ATCP_BENCH_ASSETS, default 1,000) and 1,000 assets holding a
+// delivery day of aFRR energy bids (192 each). Run it alone, once:
+//
+//	go test ./internal/app -run '^$' -bench Tail -benchtime 1x
+//
+// After a 20 s warm-up it sends, open loop (each request on schedule
+// whatever the earlier ones do, so queueing shows):
+//   - GET /v1/assets/{id}/state at 200 requests per second over random
+//     assets for ATCP_BENCH_SECONDS (default 30);
+//   - a REPLACE of one asset's delivery day with 96 aFRR energy bids at 10
+//     requests per second for as long.
+//
+// It reports p50, p99 and the maximum of each. ATCP_BENCH_DATABASE_URL
+// runs it on another store (a PostgreSQL URL); ATCP_BENCH_TRACE=file and
+// ATCP_BENCH_CPUPROFILE=file write the runtime execution trace and the CPU
+// profile of the measured phase; ATCP_BENCH_MEMPROFILE=file writes heap
+// profiles before (file.base) and after it: what it allocated is
+// go tool pprof -sample_index=alloc_space -base file.base app.test file.
+func BenchmarkTail(b *testing.B) {
+	n := envInt(b, "ATCP_BENCH_ASSETS", 1000)
+	seconds := envInt(b, "ATCP_BENCH_SECONDS", 30)
+	dir := b.TempDir()
+	databaseURL := os.Getenv("ATCP_BENCH_DATABASE_URL")
+	if databaseURL == "" {
+		databaseURL = "sqlite://" + filepath.Join(dir, "atcp.db")
+	}
+	cfg := testConfig(b, databaseURL, dir)
+	cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
+	cfg.Demo = false
+	start := controlBenchStart
+	cfg.ClockStart = &start
+	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := a.Directory.EnsureOrganization(ctx, "load", "Load Test GmbH"); err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = fmt.Sprintf("load-%05d", i)
+		x := benchAsset(ids[i], i%2 == 0)
+		x.AFRREnabled, x.AFRRPrequalifiedPosMW, x.AFRRPrequalifiedNegMW = true, 10, 10
+		if err := a.Assets.EnsureAsset(ctx, x); err != nil {
+			b.Fatal(err)
+		}
+		if i < 1000 {
+			seedEnergyDay(b, a, x)
+		}
+	}
+	target := benchAsset("replace", false)
+	target.AFRREnabled, target.AFRRPrequalifiedPosMW, target.AFRRPrequalifiedNegMW = true, 10, 10
+	if err := a.Assets.EnsureAsset(ctx, target); err != nil {
+		b.Fatal(err)
+	}
+
+	base := serve(b, a)
+	tok := token(b, base)
+	all := auth.Visibility{All: true}
+	for i := 0; i < n; i += 3 {
+		end := a.Clock.Now().Add(2 * time.Hour)
+		if _, _, err := a.Dispatch.StartImmediate(ctx, all, ids[i], dispatch.ImmediateDraft{End: end, SetPowerMW: float64(i%9 - 4)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	replace := replaceBody(b)
+	time.Sleep(20 * time.Second)
+
+	if path := os.Getenv("ATCP_BENCH_TRACE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := trace.Start(f); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { trace.Stop(); f.Close() }()
+	}
+	if path := os.Getenv("ATCP_BENCH_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	if path := os.Getenv("ATCP_BENCH_MEMPROFILE"); path != "" {
+		writeHeap(b, path+".base")
+		defer writeHeap(b, path)
+	}
+	client := loadClient()
+	var wg sync.WaitGroup
+	var state, repl []time.Duration
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		state = paced(b, 200, seconds, func(i int) time.Duration {
+			return timed(b, client, http.MethodGet, base+"/v1/assets/"+ids[(i*7919)%n]+"/state", tok, nil, http.StatusOK)
+		})
+	}()
+	go func() {
+		defer wg.Done()
+		repl = paced(b, 10, seconds, func(int) time.Duration {
+			return timed(b, client, http.MethodPost, base+"/v1/assets/replace/markets/afrr/energy/bids", tok, replace, http.StatusCreated)
+		})
+	}()
+	wg.Wait()
+	report(b, "state", state)
+	report(b, "replace", repl)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.Logf("%d assets, %s: state %s; replace %s; heap %d MB, %d GCs, GC pause total %s",
+		n, a.Store.Name(), summary(state), summary(repl), ms.HeapAlloc>>20, ms.NumGC, time.Duration(ms.PauseTotalNs).Round(time.Millisecond))
+}
+
+func writeHeap(b *testing.B, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func envInt(b *testing.B, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 {
+		b.Fatalf("%s=%q is not a positive number", name, s)
+	}
+	return v
+}
+
+// seedEnergyDay stores a delivery day of energy bids (pos and neg for each
+// of the 96 quarter-hours) on x, as earlier submissions would have.
+func seedEnergyDay(b *testing.B, a *app.App, x assets.Asset) {
+	price := bids.EUR(50)
+	now := a.Clock.Now()
+	err := a.Store.Bids().Apply(context.Background(), auth.Visibility{All: true}, x, bids.AFRREnergy, tailDay.Span(),
+		func(assets.Asset, []bids.Bid) (bids.Changes, error) {
+			var ch bids.Changes
+			for _, p := range tailDay.Periods() {
+				for _, prod := range []bids.Product{bids.Pos, bids.Neg} {
+					ch.Insert = append(ch.Insert, bids.Bid{ID: bids.NewID(), OrganizationID: "load", AssetID: x.ID,
+						Market: bids.AFRREnergy, Product: prod, Start: p.Start, End: p.End, EnergyPrice: &price, OfferedMW: 5,
+						Status: bids.Pending, CreatedAt: now, UpdatedAt: now})
+				}
+			}
+			return ch, nil
+		})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// replaceBody replaces the whole tailDay with 96 neg bids.
+func replaceBody(b *testing.B) []byte {
+	span := tailDay.Span()
+	list := []map[string]any{}
+	for _, p := range tailDay.Periods() {
+		list = append(list, map[string]any{"product": "neg", "start_time": p.Start, "end_time": p.End,
+			"energy_price_eur_per_mwh": "-12.34", "offered_power_mw": 5})
+	}
+	body, err := json.Marshal(map[string]any{"mode": "REPLACE", "bids": list,
+		"replace_scope": map[string]any{"start_time": span.Start, "end_time": span.End}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return body
+}
+
+// paced calls fire perSecond times a second for seconds, each call on its
+// own schedule, and returns the sorted durations.
+func paced(b *testing.B, perSecond, seconds int, fire func(i int) time.Duration) []time.Duration {
+	n := perSecond * seconds
+	out := make([]time.Duration, n)
+	interval := time.Second / time.Duration(perSecond)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range n {
+		if wait := time.Until(start.Add(time.Duration(i) * interval)); wait > 0 {
+			time.Sleep(wait)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = fire(i)
+		}()
+	}
+	wg.Wait()
+	slices.Sort(out)
+	return out
+}
+
+func timed(b *testing.B, client *http.Client, method, url, tok string, body []byte, want int) time.Duration {
+	req, _ := http.NewRequest(method, url, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	t0 := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		b.Error(err)
+		return 0
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	took := time.Since(t0)
+	if resp.StatusCode != want {
+		b.Errorf("%s %s: %d %s", method, url, resp.StatusCode, got)
+	}
+	return took
+}
+
+func report(b *testing.B, name string, sorted []time.Duration) {
+	b.ReportMetric(ms(sorted[len(sorted)/2]), name+"-p50-ms")
+	b.ReportMetric(ms(sorted[len(sorted)*99/100]), name+"-p99-ms")
+	b.ReportMetric(ms(sorted[len(sorted)-1]), name+"-max-ms")
+}
+
+func summary(sorted []time.Duration) string {
+	return fmt.Sprintf("p50 %.2f / p99 %.2f / max %.2f ms over %d", ms(sorted[len(sorted)/2]),
+		ms(sorted[len(sorted)*99/100]), ms(sorted[len(sorted)-1]), len(sorted))
+}
