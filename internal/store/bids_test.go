@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -134,6 +136,22 @@ func TestBidStoreIdempotentRetriesRace(t *testing.T) {
 		if !isCode(err, "idempotency_key_in_use") {
 			t.Fatalf("duplicate scope: %v", err)
 		}
+		// Among other new bids (SQLite writes them in one statement), the
+		// error still names the bid whose key is taken, and none is kept.
+		wide := calendar.Interval{Start: bidBlock.Start, End: bidNext.End}
+		err = b.Bids().Apply(ctx, assetAcme, assets.Asset{ID: "bess"}, bids.FCR, wide, func(a assets.Asset, _ []bids.Bid) (bids.Changes, error) {
+			fresh, dup := list[0], list[0]
+			fresh.ID, fresh.Start, fresh.End = uuid.NewString(), bidNext.Start, bidNext.End
+			dup.ID = uuid.NewString()
+			return bids.Changes{Insert: []bids.Bid{fresh, dup}}, nil
+		})
+		if !isCode(err, "idempotency_key_in_use") || !strings.Contains(err.Error(), bidBlock.Start.Format(time.RFC3339)) {
+			t.Fatalf("duplicate scope among new bids: %v", err)
+		}
+		after, err := b.Bids().List(ctx, assetAcme, "bess", bids.FCR, bids.Filter{EndAfter: testkit.Start})
+		if err != nil || len(after) != 1 {
+			t.Fatalf("after a refused insert: %d bids (%v), want the 1 before", len(after), err)
+		}
 	})
 }
 
@@ -188,6 +206,41 @@ func TestBidStoreRoundTripVisibilityAndRollback(t *testing.T) {
 		}
 		if l, _ := s.List(ctx, assetAcme, "bess", bids.FCR, bids.Filter{EndAfter: testkit.Start}); len(l) != 2 || l[0].ID != want.ID {
 			t.Fatalf("not rolled back: %+v", l)
+		}
+	})
+}
+
+// TestBidStoreReplaceWritesTheNewBid: a REPLACE of a bid by one of the
+// same period (which the SQLite store writes over the old row) leaves
+// exactly the new bid, every column its own, and the old one gone.
+func TestBidStoreReplaceWritesTheNewBid(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		_, svc, _ := bidEnv(t, b)
+		ctx := context.Background()
+		res, err := svc.Submit(ctx, assetAcme, "bess", bids.Submission{Bids: []bids.NewBid{fcrBid(bidNext, "", 4)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := res.Bids[0]
+		later := testkit.Start.Add(time.Hour)
+		price := bids.Price(2000)
+		fresh := old
+		fresh.ID, fresh.CapacityPrice, fresh.OfferedMW, fresh.CreatedAt, fresh.UpdatedAt = bids.NewID(), &price, 7, later, later
+		err = b.Bids().Apply(ctx, assetAcme, assets.Asset{ID: "bess"}, bids.FCR, bidNext, func(assets.Asset, []bids.Bid) (bids.Changes, error) {
+			return bids.Changes{Delete: []string{old.ID}, Insert: []bids.Bid{fresh}}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Bids().Get(ctx, assetAcme, "bess", bids.FCR, old.ID); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("the replaced bid is still there: %v", err)
+		}
+		got, err := b.Bids().Get(ctx, assetAcme, "bess", bids.FCR, fresh.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, fresh) {
+			t.Fatalf("stored %+v\nwant   %+v", got, fresh)
 		}
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"atcp/internal/assets"
@@ -19,12 +18,7 @@ func (db *DB) Assets() assets.Store { return &assetStore{db: db} }
 
 // assetStore runs every read-check-write in one write transaction: the
 // single write connection serialises concurrent updates of an asset.
-type assetStore struct {
-	db *DB
-	// get is the prepared read of one asset, the query every area runs to
-	// resolve assets; parsing it costs more than running it.
-	get atomic.Pointer[sql.Stmt]
-}
+type assetStore struct{ db *DB }
 
 var (
 	assetSelect = "SELECT a.asset_id, a.organization_id, a.created_at, a." + strings.Join(sqlutil.AssetMutable, ", a.") +
@@ -82,40 +76,20 @@ func (s *assetStore) List(ctx context.Context, v auth.Visibility) ([]assets.Asse
 }
 
 func (s *assetStore) Get(ctx context.Context, v auth.Visibility, id string) (assets.Asset, error) {
-	var row *sql.Row
-	if tx := s.db.inTx(ctx); tx != nil {
-		row = tx.QueryRowContext(ctx, assetGet, v.All, v.OrganizationID, id)
-	} else {
-		stmt, err := s.getStatement(ctx)
-		if err != nil {
-			return assets.Asset{}, err
-		}
-		row = stmt.QueryRowContext(ctx, v.All, v.OrganizationID, id)
+	stmt, err := s.db.stmt(ctx, assetGet)
+	if err != nil {
+		return assets.Asset{}, err
 	}
-	a, err := scanAsset(row)
+	a, err := scanAsset(stmt.QueryRowContext(ctx, v.All, v.OrganizationID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return assets.Asset{}, assetNotFound(id)
 	}
 	return a, err
 }
 
-// assetGet reads one visible asset (all, organisation, id).
-var assetGet = assetSelect + visibleAsset + " AND a.asset_id = ?"
-
-func (s *assetStore) getStatement(ctx context.Context) (*sql.Stmt, error) {
-	if stmt := s.get.Load(); stmt != nil {
-		return stmt, nil
-	}
-	stmt, err := s.db.r.PrepareContext(ctx, assetGet)
-	if err != nil {
-		return nil, err
-	}
-	if !s.get.CompareAndSwap(nil, stmt) {
-		stmt.Close()
-		return s.get.Load(), nil
-	}
-	return stmt, nil
-}
+// assetGet reads one visible asset (all, organisation, id): the query
+// every area runs to resolve assets.
+var assetGet = hotWrite(assetSelect + visibleAsset + " AND a.asset_id = ?")
 
 // currentAsset reads a visible asset inside a write transaction, which
 // holds the database's write lock until it ends.

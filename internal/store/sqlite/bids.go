@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,10 +25,12 @@ type bidStore struct{ db *DB }
 
 var (
 	bidSelect = "SELECT bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(sqlutil.BidMutable, ", ") + " FROM bids"
-	bidInsert = "INSERT INTO bids (bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(sqlutil.BidMutable, ", ") +
-		") VALUES (?" + strings.Repeat(", ?", 5+len(sqlutil.BidMutable)) + ")"
-	bidUpdate = "UPDATE bids SET (" + strings.Join(sqlutil.BidMutable, ", ") + ") = (?" + strings.Repeat(", ?", len(sqlutil.BidMutable)-1) +
-		") WHERE bid_id = ? AND asset_id = ?"
+	bidInsert = hotWrite("INSERT INTO bids (bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(sqlutil.BidMutable, ", ") +
+		") VALUES (?" + strings.Repeat(", ?", 5+len(sqlutil.BidMutable)) + ")")
+	bidUpdate = hotWrite("UPDATE bids SET (" + strings.Join(sqlutil.BidMutable, ", ") + ") = (?" + strings.Repeat(", ?", len(sqlutil.BidMutable)-1) +
+		") WHERE bid_id = ? AND asset_id = ?")
+	bidDelete    = hotWrite(`DELETE FROM bids WHERE bid_id = ? AND asset_id = ? AND status = 'PENDING'`)
+	bidsInWindow = hotWrite(bidSelect + ` WHERE asset_id = ? AND market = ? AND end_time > ? AND start_time < ?`)
 )
 
 func bidValues(b bids.Bid) []any {
@@ -59,7 +62,10 @@ type bidQuerier interface {
 }
 
 func queryBids(ctx context.Context, q bidQuerier, query string, args ...any) ([]bids.Bid, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
+	return scanBids(q.QueryContext(ctx, query, args...))
+}
+
+func scanBids(rows *sql.Rows, err error) ([]bids.Bid, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +88,11 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 		// The single write connection serialises every Apply; reading the
 		// physical row checks it is still visible and not deleted.
 		physical := asset.PhysicalID()
-		a, err := scanAsset(tx.QueryRowContext(ctx, assetSelect+visibleAsset+" AND a.asset_id = ?", v.All, v.OrganizationID, physical))
+		get, err := s.db.txStmt(ctx, tx, assetGet)
+		if err != nil {
+			return err
+		}
+		a, err := scanAsset(get.QueryRowContext(ctx, v.All, v.OrganizationID, physical))
 		if errors.Is(err, sql.ErrNoRows) {
 			return assetNotFound(assetID)
 		}
@@ -92,8 +102,11 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 		if asset.IsVirtual() {
 			a = asset
 		}
-		existing, err := queryBids(ctx, tx, bidSelect+` WHERE asset_id = ? AND market = ? AND end_time > ? AND start_time < ?`,
-			assetID, string(market), sqlutil.Micros(window.Start), sqlutil.Micros(window.End))
+		inWindow, err := s.db.txStmt(ctx, tx, bidsInWindow)
+		if err != nil {
+			return err
+		}
+		existing, err := scanBids(inWindow.QueryContext(ctx, assetID, string(market), sqlutil.Micros(window.Start), sqlutil.Micros(window.End)))
 		if err != nil {
 			return err
 		}
@@ -101,32 +114,153 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 		if err != nil {
 			return err
 		}
-		// A day of energy bids is a hundred rows: each statement is parsed
-		// once per transaction, not once per row.
-		if err := execEach(ctx, tx, `DELETE FROM bids WHERE bid_id = ? AND asset_id = ? AND status = 'PENDING'`, ch.Delete,
+		reuse, deletes, inserts := recycle(existing, ch)
+		if err := execEach(ctx, s.db, tx, bidDelete, deletes,
 			func(id string) []any { return []any{id, assetID} }); err != nil {
 			return err
 		}
-		if err := execEach(ctx, tx, bidUpdate, ch.Update, func(b bids.Bid) []any { return append(bidValues(b), b.ID, assetID) }); err != nil {
+		if err := execEach(ctx, s.db, tx, bidUpdate, ch.Update, func(b bids.Bid) []any { return append(bidValues(b), b.ID, assetID) }); err != nil {
 			return err
 		}
-		return execEach(ctx, tx, bidInsert, ch.Insert, func(b bids.Bid) []any {
+		missed, err := reuseRows(ctx, s.db, tx, assetID, reuse)
+		if err != nil {
+			return err
+		}
+		return execEach(ctx, s.db, tx, bidInsert, append(inserts, missed...), func(b bids.Bid) []any {
 			return append([]any{b.ID, a.OrganizationID, assetID, string(b.Market), string(b.Product), sqlutil.Micros(b.CreatedAt)}, bidValues(b)...)
 		})
 	})
 }
 
+// A REPLACE deletes an asset's PENDING bids and inserts new ones, mostly
+// for the same periods. SQLite rewrites only the indexes on the columns an
+// UPDATE sets, so a new bid written over a deleted one of the same
+// product, period and idempotency key (a new id, price, power and
+// creation time in the same row) leaves the indexes on time, status and
+// key alone. Inserted afresh, a day of energy bids put one entry per
+// quarter-hour into the index the markets scan by time, among every other
+// asset's bids of that quarter-hour: a hundred scattered pages a day, each
+// written to the log at commit (docs/performance.md). What the store holds
+// afterwards is the same either way.
+type reused struct {
+	old string   // the id of the deleted bid whose row is reused
+	bid bids.Bid // the new bid
+}
+
+// recycleKeep lists the BidMutable columns a reused row keeps: the new
+// bid has the same values.
+var recycleKeep = map[string]bool{"idempotency_key": true, "start_time": true, "end_time": true, "status": true}
+
+var bidRecycle = hotWrite(func() string {
+	var set []string
+	for _, c := range sqlutil.BidMutable {
+		if !recycleKeep[c] {
+			set = append(set, c)
+		}
+	}
+	return "UPDATE bids SET (bid_id, created_at, " + strings.Join(set, ", ") + ") = (?, ?" + strings.Repeat(", ?", len(set)) +
+		") WHERE bid_id = ? AND asset_id = ? AND status = 'PENDING'"
+}())
+
+// recycledValues appends b's values of the BidMutable columns bidRecycle
+// sets to out.
+func recycledValues(out []any, b bids.Bid) []any {
+	for i, v := range bidValues(b) {
+		if !recycleKeep[sqlutil.BidMutable[i]] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// reuseRows writes each new bid over its deleted one and returns those
+// whose row was no longer PENDING (none, as long as the transaction read
+// them: a bid is only ever written inside one), to be inserted instead.
+func reuseRows(ctx context.Context, db *DB, tx *sql.Tx, assetID string, reuse []reused) ([]bids.Bid, error) {
+	if len(reuse) == 0 {
+		return nil, nil
+	}
+	stmt, err := db.txStmt(ctx, tx, bidRecycle)
+	if err != nil {
+		return nil, err
+	}
+	var missed []bids.Bid
+	var args []any
+	for _, r := range reuse {
+		args = append(recycledValues(append(args[:0], r.bid.ID, sqlutil.Micros(r.bid.CreatedAt)), r.bid), r.old, assetID)
+		res, err := stmt.ExecContext(ctx, args...)
+		if err != nil {
+			return nil, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return nil, err
+		} else if n == 0 {
+			missed = append(missed, r.bid)
+		}
+	}
+	return missed, nil
+}
+
+// recycle pairs the bids ch inserts with bids it deletes of the same
+// product, period, status and idempotency key; the rest are deleted and
+// inserted.
+func recycle(existing []bids.Bid, ch bids.Changes) (reuse []reused, deletes []string, inserts []bids.Bid) {
+	if len(ch.Delete) == 0 || len(ch.Insert) == 0 {
+		return nil, ch.Delete, ch.Insert
+	}
+	type slot struct {
+		product    bids.Product
+		start, end int64
+		status     bids.Status
+		key        string
+		keyed      bool
+	}
+	slotOf := func(b bids.Bid) slot {
+		s := slot{product: b.Product, start: b.Start.UnixMicro(), end: b.End.UnixMicro(), status: b.Status}
+		if b.IdempotencyKey != nil {
+			s.key, s.keyed = *b.IdempotencyKey, true
+		}
+		return s
+	}
+	byID := make(map[string]*bids.Bid, len(existing))
+	for i := range existing {
+		byID[existing[i].ID] = &existing[i]
+	}
+	free := make(map[slot][]string, len(ch.Delete))
+	for _, id := range ch.Delete {
+		if b, ok := byID[id]; ok {
+			free[slotOf(*b)] = append(free[slotOf(*b)], id)
+		} else {
+			deletes = append(deletes, id)
+		}
+	}
+	for _, b := range ch.Insert {
+		s := slotOf(b)
+		if ids := free[s]; len(ids) > 0 {
+			reuse = append(reuse, reused{old: ids[0], bid: b})
+			free[s] = ids[1:]
+			continue
+		}
+		inserts = append(inserts, b)
+	}
+	for _, id := range ch.Delete {
+		if b, ok := byID[id]; ok && slices.Contains(free[slotOf(*b)], id) {
+			deletes = append(deletes, id)
+		}
+	}
+	return reuse, deletes, inserts
+}
+
 // execEach runs query once per item with the arguments args gives, on one
 // prepared statement; a unique violation of a bid is its idempotency key.
-func execEach[T any](ctx context.Context, tx *sql.Tx, query string, items []T, args func(T) []any) error {
+func execEach[T any](ctx context.Context, db *DB, tx *sql.Tx, query string, items []T, args func(T) []any) error {
 	if len(items) == 0 {
 		return nil
 	}
-	stmt, err := tx.PrepareContext(ctx, query)
+	stmt, err := db.txStmt(ctx, tx, query)
 	if err != nil {
 		return err
 	}
-	defer stmt.Close()
 	for _, it := range items {
 		if _, err := stmt.ExecContext(ctx, args(it)...); err != nil {
 			if b, ok := any(it).(bids.Bid); ok && isUniqueViolation(err) {

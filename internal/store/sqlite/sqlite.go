@@ -6,7 +6,8 @@
 // Writes go through a pool of one connection whose transactions start with
 // BEGIN IMMEDIATE, so writers queue instead of failing with SQLITE_BUSY and
 // a transaction that reads, checks and writes (a capacity ceiling, the
-// number of active secrets) is serialised as a whole. Reads use a separate
+// number of active secrets) is serialised as a whole; a goroutine of its
+// own, not a writer, checkpoints the write-ahead log (checkpoint.go). Reads use a separate
 // pool and, in a file (WAL mode), never wait for writers; in the in-memory
 // database they wait for the write transaction to end. A transaction's
 // context carries it, and every statement with that context runs inside
@@ -42,6 +43,10 @@ var migrations embed.FS
 // DB is the SQLite store.
 type DB struct {
 	w, r *sql.DB
+	// checkpoints copies the write-ahead log into a file database; nil
+	// in memory.
+	checkpoints *checkpointer
+	stmts       statements
 	// credentialWatchers hear of changes that can end access tokens; the
 	// database has no other users, so announcing in process is enough.
 	credentialWatchers sqlutil.Watchers
@@ -65,10 +70,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		base = "file:" + (&url.URL{Path: filepath.Clean(path)}).EscapedPath() + "?"
 	}
 	pragmas := "&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	writer := "&_txlock=immediate"
 	if !memory {
 		pragmas += "&_pragma=journal_mode(WAL)"
+		writer += "&_pragma=wal_autocheckpoint(0)" // see checkpoint.go
 	}
-	w, err := sql.Open("sqlite", base+"&_txlock=immediate"+pragmas)
+	w, err := sql.Open("sqlite", base+writer+pragmas)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +94,15 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := w.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	if !memory {
+		c, err := sql.Open("sqlite", base+pragmas)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		c.SetMaxOpenConns(1)
+		db.checkpoints = startCheckpointer(c)
 	}
 	return db, nil
 }
@@ -127,9 +143,15 @@ func restrictFiles(path string) error {
 // Name identifies the backend.
 func (db *DB) Name() string { return "sqlite" }
 
-// Close closes both pools.
+// Close stops the checkpoints and closes the pools; the last connection
+// closed copies what the log still holds into the file.
 func (db *DB) Close() error {
-	return errors.Join(db.r.Close(), db.w.Close())
+	db.closeStatements()
+	var err error
+	if db.checkpoints != nil {
+		err = db.checkpoints.close()
+	}
+	return errors.Join(err, db.r.Close(), db.w.Close())
 }
 
 // Ping checks that the database answers.
@@ -148,8 +170,10 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = p.Up(ctx)
-	return err
+	if _, err := p.Up(ctx); err != nil {
+		return err
+	}
+	return db.prepareWrites(ctx)
 }
 
 // querier runs statements: a pool or a transaction.

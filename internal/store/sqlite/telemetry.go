@@ -20,32 +20,67 @@ type telemetryStore struct{ db *DB }
 // recorder's writes queue behind it for a moment only.
 const pruneBatch = 2000
 
+// The control loop writes every asset's latest state each second and a
+// fifteenth of the history chunks. SQLite has one writer: in one
+// transaction, 10,000 assets' states held every other write (a bid, a
+// dispatch) for 60-100 ms each second. They commit in slices instead,
+// short enough that a request waits at most about a millisecond behind one
+// (docs/performance.md). Each row stands alone: a failure leaves the
+// slices before it written, which the recorder's next write overwrites.
+const (
+	latestPerTx = 200
+	chunksPerTx = 50
+)
+
+var (
+	latestUpsert = hotWrite(`INSERT INTO telemetry_latest (asset_id, ts, payload, tail) VALUES (?, ?, ?, ?)
+		ON CONFLICT (asset_id) DO UPDATE SET ts = excluded.ts, payload = excluded.payload, tail = excluded.tail
+		WHERE excluded.ts >= telemetry_latest.ts`)
+	chunkUpsert = hotWrite(`INSERT INTO telemetry_chunks (asset_id, chunk_start, chunk_end, points, data)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (asset_id, chunk_start) DO UPDATE SET chunk_end = excluded.chunk_end,
+		points = excluded.points, data = excluded.data`)
+)
+
 func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Snapshot) error {
-	if len(snapshots) == 0 {
-		return nil
-	}
-	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO telemetry_latest (asset_id, ts, payload, tail) VALUES (?, ?, ?, ?)
-			ON CONFLICT (asset_id) DO UPDATE SET ts = excluded.ts, payload = excluded.payload, tail = excluded.tail
-			WHERE excluded.ts >= telemetry_latest.ts`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, sn := range snapshots {
-			if _, err := stmt.ExecContext(ctx, sn.AssetID, sqlutil.Micros(sn.Measurements.Timestamp),
-				sqlutil.LatestPayload(sn.Measurements), sn.Tail); err != nil {
+	return inSlices(snapshots, latestPerTx, func(part []telemetry.Snapshot) error {
+		return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			stmt, err := s.db.txStmt(ctx, tx, latestUpsert)
+			if err != nil {
 				return err
 			}
-		}
-		return nil
+			for _, sn := range part {
+				if _, err := stmt.ExecContext(ctx, sn.AssetID, sqlutil.Micros(sn.Measurements.Timestamp),
+					sqlutil.LatestPayload(sn.Measurements), sn.Tail); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	})
+}
+
+// inSlices calls fn with consecutive slices of at most n items, stopping
+// at the first error.
+func inSlices[T any](items []T, n int, fn func([]T) error) error {
+	for len(items) > 0 {
+		part := items[:min(n, len(items))]
+		if err := fn(part); err != nil {
+			return err
+		}
+		items = items[len(part):]
+	}
+	return nil
 }
 
 func (s telemetryStore) Latest(ctx context.Context, assetID string) (telemetry.Snapshot, error) {
 	var ts int64
 	var payload, tail []byte
-	err := s.db.read(ctx).QueryRowContext(ctx, `SELECT ts, payload, tail FROM telemetry_latest WHERE asset_id = ?`, assetID).Scan(&ts, &payload, &tail)
+	stmt, err := s.db.stmt(ctx, `SELECT ts, payload, tail FROM telemetry_latest WHERE asset_id = ?`)
+	if err != nil {
+		return telemetry.Snapshot{}, err
+	}
+	err = stmt.QueryRowContext(ctx, assetID).Scan(&ts, &payload, &tail)
 	if errors.Is(err, sql.ErrNoRows) {
 		return telemetry.Snapshot{}, errs.NotFoundf("asset %s has not reported any measurement", assetID)
 	}
@@ -63,24 +98,19 @@ func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk)
 			return err
 		}
 	}
-	if len(chunks) == 0 {
-		return nil
-	}
-	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO telemetry_chunks (asset_id, chunk_start, chunk_end, points, data)
-			VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (asset_id, chunk_start) DO UPDATE SET chunk_end = excluded.chunk_end,
-			points = excluded.points, data = excluded.data`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, c := range chunks {
-			if _, err := stmt.ExecContext(ctx, c.AssetID, sqlutil.Micros(c.Start), sqlutil.Micros(c.End), c.Points, c.Data); err != nil {
+	return inSlices(chunks, chunksPerTx, func(part []telemetry.Chunk) error {
+		return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			stmt, err := s.db.txStmt(ctx, tx, chunkUpsert)
+			if err != nil {
 				return err
 			}
-		}
-		return nil
+			for _, c := range part {
+				if _, err := stmt.ExecContext(ctx, c.AssetID, sqlutil.Micros(c.Start), sqlutil.Micros(c.End), c.Points, c.Data); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	})
 }
 
