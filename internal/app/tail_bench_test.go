@@ -45,7 +45,9 @@ var tailDay = calendar.Day{Year: 2026, Month: 2, Day: 3}
 //   - a REPLACE of one asset's delivery day with 96 aFRR energy bids at 10
 //     requests per second for as long.
 //
-// It reports p50, p99 and the maximum of each. ATCP_BENCH_DATABASE_URL
+// It reports p50, p99 and the maximum of each. ATCP_BENCH_STEER=false
+// serves the same stored bids without the control loop and measures the
+// REPLACEs alone (the conditions issue 10 measured them in). ATCP_BENCH_DATABASE_URL
 // runs it on another store (a PostgreSQL URL); ATCP_BENCH_TRACE=file and
 // ATCP_BENCH_CPUPROFILE=file write the runtime execution trace and the CPU
 // profile of the measured phase; ATCP_BENCH_MEMPROFILE=file writes heap
@@ -62,6 +64,8 @@ func BenchmarkTail(b *testing.B) {
 	cfg := testConfig(b, databaseURL, dir)
 	cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
 	cfg.Demo = false
+	steer := os.Getenv("ATCP_BENCH_STEER") != "false"
+	cfg.Simulate = steer
 	start := controlBenchStart
 	cfg.ClockStart = &start
 	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
@@ -93,7 +97,7 @@ func BenchmarkTail(b *testing.B) {
 	base := serve(b, a)
 	tok := token(b, base)
 	all := auth.Visibility{All: true}
-	for i := 0; i < n; i += 3 {
+	for i := 0; steer && i < n; i += 3 {
 		end := a.Clock.Now().Add(2 * time.Hour)
 		if _, _, err := a.Dispatch.StartImmediate(ctx, all, ids[i], dispatch.ImmediateDraft{End: end, SetPowerMW: float64(i%9 - 4)}); err != nil {
 			b.Fatal(err)
@@ -129,13 +133,16 @@ func BenchmarkTail(b *testing.B) {
 	client := loadClient()
 	var wg sync.WaitGroup
 	var state, repl []time.Duration
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		state = paced(b, 200, seconds, func(i int) time.Duration {
-			return timed(b, client, http.MethodGet, base+"/v1/assets/"+ids[(i*7919)%n]+"/state", tok, nil, http.StatusOK)
-		})
-	}()
+	if steer {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			state = paced(b, 200, seconds, func(i int) time.Duration {
+				return timed(b, client, http.MethodGet, base+"/v1/assets/"+ids[(i*7919)%n]+"/state", tok, nil, http.StatusOK)
+			})
+		}()
+	}
+	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		repl = paced(b, 10, seconds, func(int) time.Duration {
@@ -143,7 +150,9 @@ func BenchmarkTail(b *testing.B) {
 		})
 	}()
 	wg.Wait()
-	report(b, "state", state)
+	if steer {
+		report(b, "state", state)
+	}
 	report(b, "replace", repl)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -263,6 +272,9 @@ func report(b *testing.B, name string, sorted []time.Duration) {
 }
 
 func summary(sorted []time.Duration) string {
+	if len(sorted) == 0 {
+		return "not measured"
+	}
 	return fmt.Sprintf("p50 %.2f / p99 %.2f / max %.2f ms over %d", ms(sorted[len(sorted)/2]),
 		ms(sorted[len(sorted)*99/100]), ms(sorted[len(sorted)-1]), len(sorted))
 }

@@ -26,9 +26,10 @@ const (
 
 // checkpointer runs checkpoints until closed.
 type checkpointer struct {
-	db   *sql.DB
-	stop chan struct{}
-	done sync.WaitGroup
+	db      *sql.DB
+	stop    chan struct{}
+	stopped sync.Once
+	done    sync.WaitGroup
 }
 
 func startCheckpointer(db *sql.DB) *checkpointer {
@@ -68,9 +69,10 @@ func (c *checkpointer) run1(ctx context.Context, mode string) (busy, frames, cop
 	return busy, frames, copied, err
 }
 
-// close stops the goroutine and waits for a checkpoint under way.
+// close stops the goroutine and waits for a checkpoint under way; the
+// store may be closed twice.
 func (c *checkpointer) close() error {
-	close(c.stop)
+	c.stopped.Do(func() { close(c.stop) })
 	c.done.Wait()
 	return c.db.Close()
 }

@@ -178,3 +178,13 @@ func TestRecyclePairsSameSlotAndKey(t *testing.T) {
 		t.Fatalf("nothing to insert: %v %v %v", reuse, deletes, inserts)
 	}
 }
+
+func TestCloseTwice(t *testing.T) {
+	db, _ := openFile(t)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
