@@ -72,7 +72,12 @@ func (c *checkpointer) run1(ctx context.Context, mode string) (busy, frames, cop
 // close stops the goroutine and waits for a checkpoint under way; the
 // store may be closed twice.
 func (c *checkpointer) close() error {
+	c.halt()
+	return c.db.Close()
+}
+
+// halt stops the goroutine and waits for a checkpoint under way.
+func (c *checkpointer) halt() {
 	c.stopped.Do(func() { close(c.stop) })
 	c.done.Wait()
-	return c.db.Close()
 }

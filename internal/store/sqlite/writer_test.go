@@ -37,8 +37,7 @@ func fileSize(t *testing.T, path string) int64 {
 
 // TestCheckpointsLeaveCommitsAlone: the write connection never copies the
 // log into the database file itself (a commit that did waited for the
-// copy and its fsync); the checkpointer's goroutine does, within about
-// checkpointEvery.
+// copy and its fsync); the checkpointer does.
 func TestCheckpointsLeaveCommitsAlone(t *testing.T) {
 	ctx := context.Background()
 	db, path := openFile(t)
@@ -49,27 +48,51 @@ func TestCheckpointsLeaveCommitsAlone(t *testing.T) {
 	if every != 0 {
 		t.Fatalf("the write connection checkpoints every %d pages", every)
 	}
-	// Let a first checkpoint copy the migrations in, then write far more
-	// than SQLite's default 1,000-page threshold.
-	time.Sleep(checkpointEvery + 200*time.Millisecond)
+	// With the checkpointer's goroutine stopped, only a commit could
+	// write the database file: write far more than SQLite's default
+	// 1,000-page threshold.
+	db.checkpoints.halt()
+	if err := db.checkpoints.checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
 	before := fileSize(t, path)
-	chunks := make([]telemetry.Chunk, 2000)
+	writeChunks(t, db, 2000)
+	if got := fileSize(t, path); got != before {
+		t.Fatalf("a commit wrote the database file (%d -> %d bytes): it checkpointed", before, got)
+	}
+	if err := db.checkpoints.checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := fileSize(t, path); got < before+2000*3000 {
+		t.Fatalf("the checkpoint left the database file at %d bytes (%d before)", got, before)
+	}
+}
+
+// TestCheckpointerRuns: the checkpointer's goroutine copies what commits
+// wrote within about checkpointEvery.
+func TestCheckpointerRuns(t *testing.T) {
+	db, path := openFile(t)
+	before := fileSize(t, path)
+	writeChunks(t, db, 2000)
+	deadline := time.Now().Add(5 * checkpointEvery)
+	for fileSize(t, path) < before+2000*3000 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no checkpoint within %s: database file %d bytes", 5*checkpointEvery, fileSize(t, path))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// writeChunks stores n history chunks of 3,000 bytes.
+func writeChunks(t *testing.T, db *DB, n int) {
+	t.Helper()
+	chunks := make([]telemetry.Chunk, n)
 	start := time.Date(2026, 2, 2, 0, 0, 0, 0, time.UTC)
 	for i := range chunks {
 		chunks[i] = telemetry.Chunk{AssetID: fmt.Sprintf("a%04d", i), Start: start, End: start.Add(10 * time.Minute), Points: 1, Data: make([]byte, 3000)}
 	}
-	if err := db.Telemetry().PutChunks(ctx, chunks); err != nil {
+	if err := db.Telemetry().PutChunks(context.Background(), chunks); err != nil {
 		t.Fatal(err)
-	}
-	if got := fileSize(t, path); got != before {
-		t.Fatalf("a commit wrote the database file (%d -> %d bytes): it checkpointed", before, got)
-	}
-	deadline := time.Now().Add(3 * checkpointEvery)
-	for fileSize(t, path) < before+int64(len(chunks))*3000 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no checkpoint within %s: database file %d bytes", 3*checkpointEvery, fileSize(t, path))
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
