@@ -6,10 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -44,27 +42,10 @@ func BenchmarkControl1000(b *testing.B) {
 		warmUp  = 20 * time.Second // the recorder's first flushes spread out
 		measure = 60 * time.Second
 	)
-	n := 1000
-	if s := os.Getenv("ATCP_BENCH_ASSETS"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil || n < 1 {
-			b.Fatalf("ATCP_BENCH_ASSETS=%q is not a positive number", s)
-		}
-	}
-	dir := b.TempDir()
-	cfg := testConfig(b, "sqlite://"+filepath.Join(dir, "atcp.db"), dir)
-	cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
-	cfg.Demo = false
+	n := envInt(b, "ATCP_BENCH_ASSETS", 1000)
+	a := benchServer(b, "", true)
 	start := controlBenchStart
-	cfg.ClockStart = &start
-	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
 	ctx := context.Background()
-	if err := a.Directory.EnsureOrganization(ctx, "load", "Load Test GmbH"); err != nil {
-		b.Fatal(err)
-	}
 	ids := make([]string, n)
 	for i := range n {
 		ids[i] = fmt.Sprintf("load-%04d", i)
@@ -137,6 +118,30 @@ func BenchmarkControl1000(b *testing.B) {
 		"%.0f stored seconds per asset over the first 10 minutes, %.2f MB per asset-day",
 		n, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), cpu.Seconds()/wall.Seconds()*100, clockSpan.Round(time.Millisecond),
 		maxLag, stored, perDayMB)
+}
+
+// benchServer builds a server without the demonstration data on
+// databaseURL (default: a SQLite file), its platform clock at
+// controlBenchStart, with the organisation "load" and, if simulate, the
+// control loop steering simulated batteries.
+func benchServer(b *testing.B, databaseURL string, simulate bool) *app.App {
+	dir := b.TempDir()
+	if databaseURL == "" {
+		databaseURL = "sqlite://" + filepath.Join(dir, "atcp.db")
+	}
+	cfg := testConfig(b, databaseURL, dir)
+	cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
+	cfg.Demo, cfg.Simulate = false, simulate
+	start := controlBenchStart
+	cfg.ClockStart = &start
+	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := a.Directory.EnsureOrganization(context.Background(), "load", "Load Test GmbH"); err != nil {
+		b.Fatal(err)
+	}
+	return a
 }
 
 func benchAsset(id string, pv bool) assets.Asset {

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,25 +75,9 @@ func closedLoop(b *testing.B, client *http.Client, target, token string) {
 // percentiles: a request is started on schedule whether or not earlier
 // ones have finished, so queueing shows up in the figures.
 func openLoop(b *testing.B, client *http.Client, target, token string, perSecond int) {
-	n := b.N
-	lat := make([]time.Duration, n)
-	interval := time.Second / time.Duration(perSecond)
-	var wg sync.WaitGroup
 	b.ResetTimer()
-	start := time.Now()
-	for i := range n {
-		if wait := time.Until(start.Add(time.Duration(i) * interval)); wait > 0 {
-			time.Sleep(wait)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lat[i] = fire(b, client, target, token)
-		}()
-	}
-	wg.Wait()
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	ms := func(q float64) float64 { return float64(lat[int(q*float64(n-1))].Microseconds()) / 1000 }
+	lat := paced(perSecond, b.N, func(int) time.Duration { return fire(b, client, target, token) })
+	ms := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000 }
 	b.ReportMetric(ms(0.50), "p50-ms@1krps")
 	b.ReportMetric(ms(0.99), "p99-ms@1krps")
 }

@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
@@ -56,26 +54,10 @@ var tailDay = calendar.Day{Year: 2026, Month: 2, Day: 3}
 func BenchmarkTail(b *testing.B) {
 	n := envInt(b, "ATCP_BENCH_ASSETS", 1000)
 	seconds := envInt(b, "ATCP_BENCH_SECONDS", 30)
-	dir := b.TempDir()
 	databaseURL := os.Getenv("ATCP_BENCH_DATABASE_URL")
-	if databaseURL == "" {
-		databaseURL = "sqlite://" + filepath.Join(dir, "atcp.db")
-	}
-	cfg := testConfig(b, databaseURL, dir)
-	cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
-	cfg.Demo = false
 	steer := os.Getenv("ATCP_BENCH_STEER") != "false"
-	cfg.Simulate = steer
-	start := controlBenchStart
-	cfg.ClockStart = &start
-	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
+	a := benchServer(b, databaseURL, steer)
 	ctx := context.Background()
-	if err := a.Directory.EnsureOrganization(ctx, "load", "Load Test GmbH"); err != nil {
-		b.Fatal(err)
-	}
 	ids := make([]string, n)
 	for i := range n {
 		ids[i] = fmt.Sprintf("load-%05d", i)
@@ -137,7 +119,7 @@ func BenchmarkTail(b *testing.B) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			state = paced(b, 200, seconds, func(i int) time.Duration {
+			state = paced(200, 200*seconds, func(i int) time.Duration {
 				return timed(b, client, http.MethodGet, base+"/v1/assets/"+ids[(i*7919)%n]+"/state", tok, nil, http.StatusOK)
 			})
 		}()
@@ -145,7 +127,7 @@ func BenchmarkTail(b *testing.B) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		repl = paced(b, 10, seconds, func(int) time.Duration {
+		repl = paced(10, 10*seconds, func(int) time.Duration {
 			return timed(b, client, http.MethodPost, base+"/v1/assets/replace/markets/afrr/energy/bids", tok, replace, http.StatusCreated)
 		})
 	}()
@@ -221,10 +203,10 @@ func replaceBody(b *testing.B) []byte {
 	return body
 }
 
-// paced calls fire perSecond times a second for seconds, each call on its
-// own schedule, and returns the sorted durations.
-func paced(b *testing.B, perSecond, seconds int, fire func(i int) time.Duration) []time.Duration {
-	n := perSecond * seconds
+// paced calls fire n times, perSecond a second, each call on its own
+// schedule whether or not earlier ones have finished, and returns the
+// sorted durations.
+func paced(perSecond, n int, fire func(i int) time.Duration) []time.Duration {
 	out := make([]time.Duration, n)
 	interval := time.Second / time.Duration(perSecond)
 	var wg sync.WaitGroup
