@@ -97,9 +97,9 @@ func NewRecorder(store Store, opts RecorderOptions) *Recorder {
 }
 
 // Record stores one control tick: every asset's snapshot becomes its
-// latest state (one transaction) and a row of its open chunk, and the
-// chunks whose flush slot came are written (one transaction). A snapshot at
-// or before the asset's last recorded instant is not added to history.
+// latest state and a row of its open chunk, and the chunks whose flush
+// slot came are written. A snapshot at or before the asset's last
+// recorded instant is not added to history.
 func (r *Recorder) Record(ctx context.Context, snapshots []Snapshot) error {
 	var errList []error
 	var now time.Time

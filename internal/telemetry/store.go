@@ -35,13 +35,16 @@ type Chunk struct {
 // caller's visibility of the asset before reading.
 type Store interface {
 	// SaveLatest upserts the latest snapshot of each asset, its Tail
-	// included, in one transaction; an older snapshot never replaces a
-	// newer one.
+	// included; an older snapshot never replaces a newer one. Each row
+	// stands alone: a store may commit them in several transactions (the
+	// SQLite store does, so that other writers need not wait for them
+	// all), and a failure may leave earlier rows written.
 	SaveLatest(ctx context.Context, snapshots []Snapshot) error
 	// Latest returns the asset's latest snapshot with its Tail,
 	// errs.NotFound when the asset never reported.
 	Latest(ctx context.Context, assetID string) (Snapshot, error)
-	// PutChunks upserts chunks by (asset id, start) in one transaction.
+	// PutChunks upserts chunks by (asset id, start), each standing alone
+	// as SaveLatest's rows do.
 	PutChunks(ctx context.Context, chunks []Chunk) error
 	// Chunks returns the asset's chunks overlapping [from, to), ordered
 	// by start.
