@@ -219,7 +219,7 @@ func (s *Service) VirtualAsset(ctx context.Context, parent assets.Asset, id stri
 // VirtualAssets implements assets.VirtualResolver: the virtual assets of
 // the active designs of parents, keyed by parent id, in ranking order.
 func (s *Service) VirtualAssets(ctx context.Context, v auth.Visibility, parents []assets.Asset) (map[string][]assets.Asset, error) {
-	active, err := s.store.ListActive(ctx, v)
+	active, err := s.activeOf(ctx, v, parents)
 	if err != nil || len(active) == 0 {
 		return nil, err
 	}
@@ -238,6 +238,23 @@ func (s *Service) VirtualAssets(ctx context.Context, v auth.Visibility, parents 
 		}
 	}
 	return out, nil
+}
+
+// activeOf returns the active designs among parents'. One parent, as
+// every bid write asks, is one keyed read; a list reads the organisation's
+// active designs at once.
+func (s *Service) activeOf(ctx context.Context, v auth.Visibility, parents []assets.Asset) ([]Segmentation, error) {
+	if len(parents) != 1 {
+		return s.store.ListActive(ctx, v)
+	}
+	seg, err := s.store.Get(ctx, v, parents[0].ID)
+	if errs.Is(err, errs.NotFound) || (err == nil && seg.Status != Active) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []Segmentation{seg}, nil
 }
 
 // AssetDeletionBlockers implements assets.DeletionGuard: an asset with an

@@ -115,3 +115,18 @@ func TestVirtualAssetBidsUnderConcurrency(t *testing.T) {
 		}
 	})
 }
+
+// A design that is not active yet leaves the battery bidding itself.
+func TestDraftSegmentationKeepsTheParentBidding(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		svc := segmentation.NewService(b.Segmentations(), e.assets, b.Bids(), e.h.Clock)
+		e.assets.SetVirtualResolver(svc)
+		if _, err := svc.Put(context.Background(), auth.Visibility{OrganizationID: "acme"}, "bess-1", segmentation.Proportional,
+			[]segmentation.Segment{{ID: "a", Name: "A", Share: 0.4}, {ID: "b", Name: "B", Share: 0.6}}); err != nil {
+			t.Fatal(err)
+		}
+		e.h.Do(http.MethodPost, asset+"/bids", e.rw, submit(bid(block1, "", 10, 1))).Expect(t, http.StatusCreated, "")
+		e.h.Do(http.MethodPost, virtualA+"/bids", e.rw, submit(bid(block1, "", 10, 1))).Expect(t, http.StatusNotFound, "")
+	})
+}
