@@ -407,9 +407,12 @@ func (e *Engine) Submit(ctx context.Context, v auth.Visibility, assetID string, 
 
 // findScope returns the stored bid of b's idempotency scope.
 func findScope(existing []Bid, b Bid) (Bid, bool) {
-	for _, old := range existing {
-		if old.sameScope(b) {
-			return old, true
+	if b.IdempotencyKey == nil {
+		return Bid{}, false
+	}
+	for i := range existing {
+		if existing[i].sameScope(b) {
+			return existing[i], true
 		}
 	}
 	return Bid{}, false
