@@ -245,6 +245,64 @@ func TestBidStoreReplaceWritesTheNewBid(t *testing.T) {
 	})
 }
 
+// TestBidStoreReplaceOfADay: a REPLACE of more bids than the SQLite store
+// rewrites in one statement (a delivery day of energy bids, both
+// products) leaves exactly the new bids, each with its own columns; a
+// deleted bid the market has already touched (here submitted) is deleted,
+// not written over.
+func TestBidStoreReplaceOfADay(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		bidEnv(t, b)
+		ctx := context.Background()
+		day := calendar.Day{Year: 2026, Month: 2, Day: 2}
+		dayOf := func(at time.Time, price bids.Price, mw float64) []bids.Bid {
+			var out []bids.Bid
+			for _, p := range day.Periods() {
+				for _, prod := range []bids.Product{bids.Pos, bids.Neg} {
+					out = append(out, bids.Bid{ID: bids.NewID(), OrganizationID: "acme", AssetID: "bess", Market: bids.AFRREnergy,
+						Product: prod, Start: p.Start, End: p.End, EnergyPrice: &price, OfferedMW: mw, Status: bids.Pending,
+						CreatedAt: at, UpdatedAt: at})
+				}
+			}
+			return out
+		}
+		apply := func(ch bids.Changes) {
+			t.Helper()
+			err := b.Bids().Apply(ctx, assetAcme, assets.Asset{ID: "bess"}, bids.AFRREnergy, day.Span(),
+				func(assets.Asset, []bids.Bid) (bids.Changes, error) { return ch, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		old := dayOf(testkit.Start, bids.Price(5000), 5)
+		submitted := testkit.Start.Add(time.Minute)
+		old[7].SubmittedAt = &submitted
+		apply(bids.Changes{Insert: old})
+		fresh := dayOf(testkit.Start.Add(time.Hour), bids.Price(-1234), 3.3)
+		var gone []string
+		for _, o := range old {
+			gone = append(gone, o.ID)
+		}
+		apply(bids.Changes{Delete: gone, Insert: fresh})
+		got, err := b.Bids().List(ctx, assetAcme, "bess", bids.AFRREnergy, bids.Filter{EndAfter: testkit.Start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID := map[string]bids.Bid{}
+		for _, g := range got {
+			byID[g.ID] = g
+		}
+		if len(got) != len(fresh) || len(byID) != len(fresh) {
+			t.Fatalf("%d bids stored (%d ids), want the %d new ones", len(got), len(byID), len(fresh))
+		}
+		for _, f := range fresh {
+			if !reflect.DeepEqual(byID[f.ID], f) {
+				t.Fatalf("stored %+v\nwant   %+v", byID[f.ID], f)
+			}
+		}
+	})
+}
+
 func TestBidStoreClearing(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		as, svc, clk := bidEnv(t, b)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
+	"fmt"
 	"strings"
 	"time"
 
@@ -122,11 +122,10 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 		if err := execEach(ctx, s.db, tx, bidUpdate, ch.Update, func(b bids.Bid) []any { return append(bidValues(b), b.ID, assetID) }); err != nil {
 			return err
 		}
-		missed, err := reuseRows(ctx, s.db, tx, assetID, reuse)
-		if err != nil {
+		if err := reuseRows(ctx, s.db, tx, assetID, reuse); err != nil {
 			return err
 		}
-		return execEach(ctx, s.db, tx, bidInsert, append(inserts, missed...), func(b bids.Bid) []any {
+		return execEach(ctx, s.db, tx, bidInsert, inserts, func(b bids.Bid) []any {
 			return append([]any{b.ID, a.OrganizationID, assetID, string(b.Market), string(b.Product), sqlutil.Micros(b.CreatedAt)}, bidValues(b)...)
 		})
 	})
@@ -147,58 +146,84 @@ type reused struct {
 	bid bids.Bid // the new bid
 }
 
-// recycleKeep lists the BidMutable columns a reused row keeps: the new
-// bid has the same values.
-var recycleKeep = map[string]bool{"idempotency_key": true, "start_time": true, "end_time": true, "status": true}
+// recycleSet lists the columns a reused row takes from its new bid; it
+// keeps the others (recycleKeep), which recycle pairs only rows that agree
+// on: the slot (product, period, status and idempotency key) and nothing
+// yet of what the market records (see untouched).
+var recycleSet = []string{"bid_id", "created_at", "capacity_price_cents", "energy_price_cents", "offered_power_mw", "updated_at"}
 
-var bidRecycle = hotWrite(func() string {
-	var set []string
-	for _, c := range sqlutil.BidMutable {
-		if !recycleKeep[c] {
-			set = append(set, c)
-		}
-	}
-	return "UPDATE bids SET (bid_id, created_at, " + strings.Join(set, ", ") + ") = (?, ?" + strings.Repeat(", ?", len(set)) +
-		") WHERE bid_id = ? AND asset_id = ? AND status = 'PENDING'"
-}())
+var recycleKeep = []string{"idempotency_key", "start_time", "end_time", "status",
+	"awarded_power_mw", "settlement_price_cents", "price_source", "source_day", "clearing_note", "submitted_at",
+	"edit_type", "edit_status", "edit_attempted_at", "edit_offered_power_mw", "edit_capacity_price_cents",
+	"edit_energy_price_cents", "edit_failure_reason", "edit_failure_detail"}
 
-// recycledValues appends b's values of the BidMutable columns bidRecycle
-// sets to out.
-func recycledValues(out []any, b bids.Bid) []any {
-	for i, v := range bidValues(b) {
-		if !recycleKeep[sqlutil.BidMutable[i]] {
-			out = append(out, v)
-		}
-	}
-	return out
+// untouched reports whether b holds none of what the market records: no
+// award, settlement, clearing source, submission or edit (true of every
+// new bid), so that its row and another such row differ only in
+// recycleSet's columns and their slot.
+func untouched(b bids.Bid) bool {
+	return b.AwardedMW == nil && b.SettlementPrice == nil && b.PriceSource == nil && b.SourceDay == nil &&
+		b.ClearingNote == nil && b.SubmittedAt == nil && b.LastEdit == nil
 }
 
-// reuseRows writes each new bid over its deleted one and returns those
-// whose row was no longer PENDING (none, as long as the transaction read
-// them: a bid is only ever written inside one), to be inserted instead.
-func reuseRows(ctx context.Context, db *DB, tx *sql.Tx, assetID string, reuse []reused) ([]bids.Bid, error) {
+// recycleBatch is how many rows one recycling UPDATE rewrites. Each
+// statement run costs about as much in the driver as the row it writes,
+// so the UPDATE joins the rows with a VALUES list of new bids, one row of
+// recycleSet's values and the old id each; the last batch is padded with
+// rows whose NULL old id matches no bid, so that one prepared statement
+// serves any count. 50 takes a delivery day of quarter-hours (92 to 100)
+// in two runs.
+const recycleBatch = 50
+
+var bidRecycle = hotWrite(func() string {
+	to := make([]string, len(recycleSet))
+	for i := range recycleSet {
+		to[i] = fmt.Sprintf("n.column%d", i+1)
+	}
+	row := "(?" + strings.Repeat(", ?", len(recycleSet)) + ")"
+	return "UPDATE bids SET (" + strings.Join(recycleSet, ", ") + ") = (" + strings.Join(to, ", ") + ")" +
+		" FROM (VALUES " + row + strings.Repeat(", "+row, recycleBatch-1) + ") AS n" +
+		fmt.Sprintf(" WHERE bids.bid_id = n.column%d AND bids.asset_id = ? AND bids.status = 'PENDING'", len(recycleSet)+1)
+}())
+
+// recycledValues appends b's values of recycleSet's columns.
+func recycledValues(out []any, b bids.Bid) []any {
+	return append(out, b.ID, sqlutil.Micros(b.CreatedAt), sqlutil.Cents(b.CapacityPrice), sqlutil.Cents(b.EnergyPrice),
+		b.OfferedMW, sqlutil.Micros(b.UpdatedAt))
+}
+
+// reuseRows writes each new bid over its deleted one. Every old row is
+// PENDING: the transaction read it so, and only a write transaction,
+// which waits for this one, changes a bid.
+func reuseRows(ctx context.Context, db *DB, tx *sql.Tx, assetID string, reuse []reused) error {
 	if len(reuse) == 0 {
-		return nil, nil
+		return nil
 	}
 	stmt, err := db.txStmt(ctx, tx, bidRecycle)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var missed []bids.Bid
-	var args []any
-	for _, r := range reuse {
-		args = append(recycledValues(append(args[:0], r.bid.ID, sqlutil.Micros(r.bid.CreatedAt)), r.bid), r.old, assetID)
-		res, err := stmt.ExecContext(ctx, args...)
+	perRow := len(recycleSet) + 1
+	args := make([]any, 0, recycleBatch*perRow+1)
+	return inSlices(reuse, recycleBatch, func(batch []reused) error {
+		args = args[:0]
+		for _, r := range batch {
+			args = append(recycledValues(args, r.bid), r.old)
+		}
+		for range (recycleBatch - len(batch)) * perRow {
+			args = append(args, nil)
+		}
+		res, err := stmt.ExecContext(ctx, append(args, assetID)...)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if n, err := res.RowsAffected(); err != nil {
-			return nil, err
-		} else if n == 0 {
-			missed = append(missed, r.bid)
+			return err
+		} else if n != int64(len(batch)) {
+			return fmt.Errorf("sqlite: recycling %d bids of asset %q rewrote %d rows", len(batch), assetID, n)
 		}
-	}
-	return missed, nil
+		return nil
+	})
 }
 
 // recycle pairs the bids ch inserts with bids it deletes of the same
@@ -228,23 +253,23 @@ func recycle(existing []bids.Bid, ch bids.Changes) (reuse []reused, deletes []st
 	}
 	free := make(map[slot][]string, len(ch.Delete))
 	for _, id := range ch.Delete {
-		if b, ok := byID[id]; ok {
+		if b, ok := byID[id]; ok && untouched(*b) {
 			free[slotOf(*b)] = append(free[slotOf(*b)], id)
-		} else {
-			deletes = append(deletes, id)
 		}
 	}
+	taken := make(map[string]bool, len(ch.Insert))
 	for _, b := range ch.Insert {
 		s := slotOf(b)
-		if ids := free[s]; len(ids) > 0 {
+		if ids := free[s]; len(ids) > 0 && untouched(b) {
 			reuse = append(reuse, reused{old: ids[0], bid: b})
+			taken[ids[0]] = true
 			free[s] = ids[1:]
 			continue
 		}
 		inserts = append(inserts, b)
 	}
 	for _, id := range ch.Delete {
-		if b, ok := byID[id]; ok && slices.Contains(free[slotOf(*b)], id) {
+		if !taken[id] {
 			deletes = append(deletes, id)
 		}
 	}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"atcp/internal/markets/bids"
+	"atcp/internal/store/sqlutil"
 	"atcp/internal/telemetry"
 )
 
@@ -199,6 +201,26 @@ func TestRecyclePairsSameSlotAndKey(t *testing.T) {
 	}
 	if reuse, deletes, inserts := recycle(existing, bids.Changes{Delete: []string{"o1"}}); reuse != nil || len(deletes) != 1 || inserts != nil {
 		t.Fatalf("nothing to insert: %v %v %v", reuse, deletes, inserts)
+	}
+	submitted := at
+	touched := bid("o6", bids.Neg, 4, nil)
+	touched.SubmittedAt = &submitted
+	reuse, deletes, inserts = recycle([]bids.Bid{touched}, bids.Changes{Delete: []string{"o6"}, Insert: []bids.Bid{bid("n6", bids.Neg, 4, nil)}})
+	if len(reuse) != 0 || fmt.Sprint(deletes) != "[o6]" || len(inserts) != 1 {
+		t.Fatalf("a submitted bid's row was reused: %v %v %v", reuse, deletes, inserts)
+	}
+}
+
+// TestRecycleCoversEveryColumn: a reused row takes each mutable column
+// from its new bid or keeps it because recycle pairs only rows that agree
+// on it; a column added to the bids table must join one of the lists.
+func TestRecycleCoversEveryColumn(t *testing.T) {
+	got := append(slices.Clone(recycleSet), recycleKeep...)
+	want := append([]string{"bid_id", "created_at"}, sqlutil.BidMutable...)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("recycleSet and recycleKeep = %v\nwant the mutable columns %v", got, want)
 	}
 }
 
