@@ -124,7 +124,7 @@ func BenchmarkControl1000(b *testing.B) {
 // databaseURL (default: a SQLite file), its platform clock at
 // controlBenchStart, with the organisation "load" and, if simulate, the
 // control loop steering simulated batteries.
-func benchServer(b *testing.B, databaseURL string, simulate bool) *app.App {
+func benchServer(b testing.TB, databaseURL string, simulate bool) *app.App {
 	dir := b.TempDir()
 	if databaseURL == "" {
 		databaseURL = "sqlite://" + filepath.Join(dir, "atcp.db")

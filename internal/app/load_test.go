@@ -82,7 +82,7 @@ func openLoop(b *testing.B, client *http.Client, target, token string, perSecond
 	b.ReportMetric(ms(0.99), "p99-ms@1krps")
 }
 
-func token(b *testing.B, base string) string {
+func token(b testing.TB, base string) string {
 	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {bootstrapClient}, "client_secret": {bootstrapSecret}}
 	resp, err := http.Post(base+"/oauth2/token", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
 	if err != nil {

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,11 +9,13 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -43,75 +46,33 @@ var tailDay = calendar.Day{Year: 2026, Month: 2, Day: 3}
 //   - a REPLACE of one asset's delivery day with 96 aFRR energy bids at 10
 //     requests per second for as long.
 //
-// It reports p50, p99 and the maximum of each. ATCP_BENCH_STEER=false
-// serves the same stored bids without the control loop and measures the
-// REPLACEs alone (the conditions issue 10 measured them in). ATCP_BENCH_DATABASE_URL
-// runs it on another store (a PostgreSQL URL); ATCP_BENCH_TRACE=file and
-// ATCP_BENCH_CPUPROFILE=file write the runtime execution trace and the CPU
-// profile of the measured phase; ATCP_BENCH_MEMPROFILE=file writes heap
-// profiles before (file.base) and after it: what it allocated is
-// go tool pprof -sample_index=alloc_space -base file.base app.test file.
+// It reports p50, p99 and the maximum of each. Options:
+//   - ATCP_BENCH_SEPARATE=true serves from a child process (this test
+//     binary again, as TestTailServerProcess), so that the load generator's
+//     allocations and scheduling are not the server's: a black-box
+//     measurement;
+//   - ATCP_BENCH_STEER=false serves the same stored bids without the
+//     control loop and measures the REPLACEs alone (the conditions issue 10
+//     measured them in);
+//   - ATCP_BENCH_DATABASE_URL runs it on another store (a PostgreSQL URL);
+//   - ATCP_BENCH_TRACE=file and ATCP_BENCH_CPUPROFILE=file write the
+//     server's runtime execution trace and CPU profile of the measured
+//     phase; ATCP_BENCH_MEMPROFILE=file writes heap profiles before
+//     (file.base) and after it: what it allocated is
+//     go tool pprof -sample_index=alloc_space -base file.base app.test file.
 func BenchmarkTail(b *testing.B) {
-	n := envInt(b, "ATCP_BENCH_ASSETS", 1000)
 	seconds := envInt(b, "ATCP_BENCH_SECONDS", 30)
-	databaseURL := os.Getenv("ATCP_BENCH_DATABASE_URL")
 	steer := os.Getenv("ATCP_BENCH_STEER") != "false"
-	a := benchServer(b, databaseURL, steer)
-	ctx := context.Background()
-	ids := make([]string, n)
-	for i := range n {
-		ids[i] = fmt.Sprintf("load-%05d", i)
-		x := benchAsset(ids[i], i%2 == 0)
-		x.AFRREnabled, x.AFRRPrequalifiedPosMW, x.AFRRPrequalifiedNegMW = true, 10, 10
-		if err := a.Assets.EnsureAsset(ctx, x); err != nil {
-			b.Fatal(err)
-		}
-		if i < 1000 {
-			seedEnergyDay(b, a, x)
-		}
-	}
-	target := benchAsset("replace", false)
-	target.AFRREnabled, target.AFRRPrequalifiedPosMW, target.AFRRPrequalifiedNegMW = true, 10, 10
-	if err := a.Assets.EnsureAsset(ctx, target); err != nil {
-		b.Fatal(err)
-	}
-
-	base := serve(b, a)
-	tok := token(b, base)
-	all := auth.Visibility{All: true}
-	for i := 0; steer && i < n; i += 3 {
-		end := a.Clock.Now().Add(2 * time.Hour)
-		if _, _, err := a.Dispatch.StartImmediate(ctx, all, ids[i], dispatch.ImmediateDraft{End: end, SetPowerMW: float64(i%9 - 4)}); err != nil {
-			b.Fatal(err)
-		}
+	var srv tailServer
+	if os.Getenv("ATCP_BENCH_SEPARATE") == "true" {
+		srv = tailChild(b)
+	} else {
+		srv = startTailServer(b)
 	}
 	replace := replaceBody(b)
 	time.Sleep(20 * time.Second)
 
-	if path := os.Getenv("ATCP_BENCH_TRACE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := trace.Start(f); err != nil {
-			b.Fatal(err)
-		}
-		defer func() { trace.Stop(); f.Close() }()
-	}
-	if path := os.Getenv("ATCP_BENCH_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			b.Fatal(err)
-		}
-		defer func() { pprof.StopCPUProfile(); f.Close() }()
-	}
-	if path := os.Getenv("ATCP_BENCH_MEMPROFILE"); path != "" {
-		writeHeap(b, path+".base")
-		defer writeHeap(b, path)
-	}
+	srv.begin()
 	client := loadClient()
 	var wg sync.WaitGroup
 	var state, repl []time.Duration
@@ -120,7 +81,7 @@ func BenchmarkTail(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			state = paced(200, 200*seconds, func(i int) time.Duration {
-				return timed(b, client, http.MethodGet, base+"/v1/assets/"+ids[(i*7919)%n]+"/state", tok, nil, http.StatusOK)
+				return timed(b, client, http.MethodGet, srv.base+"/v1/assets/"+srv.ids[(i*7919)%len(srv.ids)]+"/state", srv.token, nil, http.StatusOK)
 			})
 		}()
 	}
@@ -128,21 +89,176 @@ func BenchmarkTail(b *testing.B) {
 	go func() {
 		defer wg.Done()
 		repl = paced(10, 10*seconds, func(int) time.Duration {
-			return timed(b, client, http.MethodPost, base+"/v1/assets/replace/markets/afrr/energy/bids", tok, replace, http.StatusCreated)
+			return timed(b, client, http.MethodPost, srv.base+"/v1/assets/replace/markets/afrr/energy/bids", srv.token, replace, http.StatusCreated)
 		})
 	}()
 	wg.Wait()
+	figures := srv.end()
 	if steer {
 		report(b, "state", state)
 	}
 	report(b, "replace", repl)
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	b.Logf("%d assets, %s: state %s; replace %s; heap %d MB, %d GCs, GC pause total %s",
-		n, a.Store.Name(), summary(state), summary(repl), ms.HeapAlloc>>20, ms.NumGC, time.Duration(ms.PauseTotalNs).Round(time.Millisecond))
+	b.Logf("%d assets, %s: state %s; replace %s; server: %s", len(srv.ids), srv.store, summary(state), summary(repl), figures)
 }
 
-func writeHeap(b *testing.B, path string) {
+// tailServer is the server BenchmarkTail loads.
+type tailServer struct {
+	base, token, store string
+	ids                []string      // the steered assets
+	begin              func()        // the measured phase starts: start the profiles
+	end                func() string // it ended: stop them; the server's memory figures
+}
+
+// startTailServer serves in this process: the assets (ATCP_BENCH_ASSETS),
+// their stored bids, the asset "replace" without bids, and, unless
+// ATCP_BENCH_STEER=false, an immediate dispatch on every third asset.
+func startTailServer(tb testing.TB) tailServer {
+	n := envInt(tb, "ATCP_BENCH_ASSETS", 1000)
+	steer := os.Getenv("ATCP_BENCH_STEER") != "false"
+	a := benchServer(tb, os.Getenv("ATCP_BENCH_DATABASE_URL"), steer)
+	ctx := context.Background()
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = fmt.Sprintf("load-%05d", i)
+		x := benchAsset(ids[i], i%2 == 0)
+		x.AFRREnabled, x.AFRRPrequalifiedPosMW, x.AFRRPrequalifiedNegMW = true, 10, 10
+		if err := a.Assets.EnsureAsset(ctx, x); err != nil {
+			tb.Fatal(err)
+		}
+		if i < 1000 {
+			seedEnergyDay(tb, a, x)
+		}
+	}
+	target := benchAsset("replace", false)
+	target.AFRREnabled, target.AFRRPrequalifiedPosMW, target.AFRRPrequalifiedNegMW = true, 10, 10
+	if err := a.Assets.EnsureAsset(ctx, target); err != nil {
+		tb.Fatal(err)
+	}
+	base := serve(tb, a)
+	all := auth.Visibility{All: true}
+	for i := 0; steer && i < n; i += 3 {
+		end := a.Clock.Now().Add(2 * time.Hour)
+		if _, _, err := a.Dispatch.StartImmediate(ctx, all, ids[i], dispatch.ImmediateDraft{End: end, SetPowerMW: float64(i%9 - 4)}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	var stops []func()
+	return tailServer{base: base, token: token(tb, base), store: a.Store.Name(), ids: ids,
+		begin: func() { stops = startProfiles(tb) },
+		end: func() string {
+			for _, stop := range slices.Backward(stops) {
+				stop()
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			return fmt.Sprintf("heap %d MB, %d GCs, GC pause total %s", ms.HeapAlloc>>20, ms.NumGC,
+				time.Duration(ms.PauseTotalNs).Round(time.Millisecond))
+		}}
+}
+
+// startProfiles starts what ATCP_BENCH_TRACE, _CPUPROFILE and _MEMPROFILE
+// ask for and returns what stops each.
+func startProfiles(tb testing.TB) []func() {
+	var stops []func()
+	if path := os.Getenv("ATCP_BENCH_TRACE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := trace.Start(f); err != nil {
+			tb.Fatal(err)
+		}
+		stops = append(stops, func() { trace.Stop(); f.Close() })
+	}
+	if path := os.Getenv("ATCP_BENCH_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			tb.Fatal(err)
+		}
+		stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+	}
+	if path := os.Getenv("ATCP_BENCH_MEMPROFILE"); path != "" {
+		writeHeap(tb, path+".base")
+		stops = append(stops, func() { writeHeap(tb, path) })
+	}
+	return stops
+}
+
+// TestTailServerProcess is not a test: it is the server process of
+// BenchmarkTail with ATCP_BENCH_SEPARATE=true, run only when the benchmark
+// starts this binary with ATCP_TAIL_SERVER=1. It writes the server's
+// address, token and store on one line, starts the profiles when its
+// standard input says "begin", and on end of input stops them, writes
+// its memory figures and returns.
+func TestTailServerProcess(t *testing.T) {
+	if os.Getenv("ATCP_TAIL_SERVER") != "1" {
+		return
+	}
+	srv := startTailServer(t)
+	fmt.Printf("serving %s %s %s %s\n", srv.base, srv.token, srv.store, strings.Join(srv.ids, ","))
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		if in.Text() == "begin" {
+			srv.begin()
+		}
+	}
+	fmt.Println("figures", srv.end())
+}
+
+// tailChild starts TestTailServerProcess in a child process and waits
+// until it serves.
+func tailChild(b *testing.B) tailServer {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTailServerProcess$", "-test.v=false")
+	cmd.Env = append(os.Environ(), "ATCP_TAIL_SERVER=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	out := bufio.NewScanner(stdout)
+	out.Buffer(nil, 1<<20)
+	var f []string
+	for len(f) == 0 && out.Scan() {
+		if rest, ok := strings.CutPrefix(out.Text(), "serving "); ok {
+			f = strings.Fields(rest)
+		}
+	}
+	if len(f) != 4 {
+		b.Fatalf("the server process did not serve: %v", out.Err())
+	}
+	return tailServer{base: f[0], token: f[1], store: f[2] + " (separate process)", ids: strings.Split(f[3], ","),
+		begin: func() {
+			if _, err := io.WriteString(stdin, "begin\n"); err != nil {
+				b.Fatal(err)
+			}
+		},
+		end: func() string {
+			stdin.Close()
+			var figures string
+			for out.Scan() {
+				if rest, ok := strings.CutPrefix(out.Text(), "figures "); ok {
+					figures = rest
+				}
+			}
+			if err := cmd.Wait(); err != nil {
+				b.Fatalf("the server process: %v", err)
+			}
+			return figures
+		}}
+}
+
+func writeHeap(b testing.TB, path string) {
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
@@ -153,7 +269,7 @@ func writeHeap(b *testing.B, path string) {
 	}
 }
 
-func envInt(b *testing.B, name string, def int) int {
+func envInt(b testing.TB, name string, def int) int {
 	s := os.Getenv(name)
 	if s == "" {
 		return def
@@ -167,7 +283,7 @@ func envInt(b *testing.B, name string, def int) int {
 
 // seedEnergyDay stores a delivery day of energy bids (pos and neg for each
 // of the 96 quarter-hours) on x, as earlier submissions would have.
-func seedEnergyDay(b *testing.B, a *app.App, x assets.Asset) {
+func seedEnergyDay(b testing.TB, a *app.App, x assets.Asset) {
 	price := bids.EUR(50)
 	now := a.Clock.Now()
 	err := a.Store.Bids().Apply(context.Background(), auth.Visibility{All: true}, x, bids.AFRREnergy, tailDay.Span(),
@@ -188,7 +304,7 @@ func seedEnergyDay(b *testing.B, a *app.App, x assets.Asset) {
 }
 
 // replaceBody replaces the whole tailDay with 96 neg bids.
-func replaceBody(b *testing.B) []byte {
+func replaceBody(b testing.TB) []byte {
 	span := tailDay.Span()
 	list := []map[string]any{}
 	for _, p := range tailDay.Periods() {
