@@ -47,7 +47,13 @@ func segmentationNotFound(assetID string) error {
 }
 
 func (s segmentationStore) Get(ctx context.Context, v auth.Visibility, assetID string) (segmentation.Segmentation, error) {
-	seg, err := scanSegmentation(s.db.read(ctx).QueryRowContext(ctx, segmentationSelect+" AND s.asset_id = ?", v.All, v.OrganizationID, assetID))
+	// Every bid write asks for its asset's design: the statement is kept
+	// prepared.
+	get, err := s.db.stmt(ctx, segmentationSelect+" AND s.asset_id = ?")
+	if err != nil {
+		return segmentation.Segmentation{}, err
+	}
+	seg, err := scanSegmentation(get.QueryRowContext(ctx, v.All, v.OrganizationID, assetID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return seg, segmentationNotFound(assetID)
 	}
