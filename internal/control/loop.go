@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -168,6 +169,7 @@ func New(o Options) (*Loop, error) {
 		o.Bids == nil, o.Activations == nil, o.Recorder == nil, o.Latest == nil:
 		return nil, errors.New("control: missing option")
 	}
+	o.Adapters = maps.Clone(o.Adapters) // the caller's map may change; the loop's routes may not
 	names := make([]string, 0, len(o.Adapters))
 	for name, ad := range o.Adapters {
 		if ad == nil {

@@ -722,6 +722,11 @@ func TestNewChecksOptionsAndRegistersMetrics(t *testing.T) {
 	if _, err := New(Options{}); err == nil {
 		t.Fatal("empty options accepted")
 	}
+	if _, err := New(Options{Assets: &fakeFleet{}, Adapters: map[string]Adapter{SimulatorAdapter: nil}, Plan: newFakePlan(),
+		Restrictions: fakeRestrictions{}, Curtailments: fakeCurtailments{}, Bids: fakeBids{}, Activations: noActivations{},
+		Recorder: newFakeRecorder(), Latest: newFakeRecorder()}); err == nil {
+		t.Fatal("nil adapter accepted")
+	}
 	b := testkit.OpenSQLite(t)
 	e := newEnv(t, b, nil)
 	reg := prometheus.NewRegistry()
