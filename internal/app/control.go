@@ -4,11 +4,11 @@ import (
 	"context"
 	"time"
 
+	"atcp/internal/adapters/simulated"
 	"atcp/internal/control"
 	"atcp/internal/dispatch"
 	"atcp/internal/markets/replay"
 	"atcp/internal/telemetry"
-	"atcp/internal/telemetry/simulator"
 	"atcp/internal/worker"
 )
 
@@ -22,21 +22,22 @@ const controlLeaseRealSeconds = 3
 // every restart replays the same days.
 const simulatorSeed = 20260201
 
-// controlLoop builds the control loop with the battery simulator as every
-// asset's adapter.
+// controlLoop builds the control loop. Its adapters register here, by
+// the name an asset's registration routes it with (docs/adapters.md).
 func (a *App) controlLoop(data *replay.Dataset) (*control.Loop, error) {
 	return control.New(control.Options{
-		Assets:       a.Assets,
+		Assets: a.Assets,
+		Adapters: map[string]control.Adapter{
+			control.SimulatorAdapter: simulated.New(data, simulatorSeed),
+		},
 		Plan:         a.Dispatch,
 		Restrictions: a.Store.Restrictions(),
 		Curtailments: a.Restrictions,
 		Bids:         a.Store.Bids(),
-		Market:       data,
-		Simulator:    simulator.New(simulatorSeed),
+		Activations:  simulated.NewActivations(data),
 		Recorder:     telemetry.NewRecorder(a.Store.Telemetry(), telemetry.RecorderOptions{}),
 		Latest:       a.Store.Telemetry(),
 		FCRBuffer:    a.Config.FCRPowerBuffer,
-		Seed:         simulatorSeed,
 		Logger:       a.Log,
 		Registerer:   a.Server.Registry(),
 	})

@@ -16,7 +16,6 @@ import (
 	"atcp/internal/markets/bids"
 	"atcp/internal/restrictions"
 	"atcp/internal/telemetry"
-	"atcp/internal/telemetry/simulator"
 	"atcp/internal/testkit"
 )
 
@@ -88,8 +87,10 @@ func BenchmarkTick1000Assets(b *testing.B) {
 			limits = append(limits, restrictions.Interval{Kind: restrictions.PowerLimit, AssetID: id, Start: t0, Upper: f(3), Lower: f(-3)})
 		}
 	}
-	l, err := New(Options{Assets: list, Plan: plan, Restrictions: limits, Curtailments: fakeCurtailments{},
-		Bids: awards, Market: replayData, Simulator: simulator.New(1), Recorder: discard{}, Latest: discard{}, Seed: 1})
+	o := simulatedOptions(1)
+	o.Assets, o.Plan, o.Restrictions, o.Curtailments = list, plan, limits, fakeCurtailments{}
+	o.Bids, o.Recorder, o.Latest = awards, discard{}, discard{}
+	l, err := New(o)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -151,8 +152,10 @@ func BenchmarkTick1000AssetsSQLite(b *testing.B) {
 		}
 		plan.schedule("acme", id, t0, float64(i%11-5))
 	}
-	l, err := New(Options{Assets: as, Plan: plan, Restrictions: backend.Restrictions(), Curtailments: rs,
-		Bids: backend.Bids(), Market: replayData, Simulator: simulator.New(1), Recorder: discard{}, Latest: discard{}, Seed: 1})
+	o := simulatedOptions(1)
+	o.Assets, o.Plan, o.Restrictions, o.Curtailments = as, plan, backend.Restrictions(), rs
+	o.Bids, o.Recorder, o.Latest = backend.Bids(), discard{}, discard{}
+	l, err := New(o)
 	if err != nil {
 		b.Fatal(err)
 	}

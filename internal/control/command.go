@@ -208,16 +208,17 @@ const (
 	ReasonControlDisabled = "control_disabled"
 	ReasonSendFailed      = "send_failed"
 	ReasonNotControlled   = "asset_not_controlled"
+	ReasonUnreachable     = "asset_unreachable"
 	ReasonSkipped         = "not_executed: the control loop resumed after the event's time"
 )
 
 // Judge is the report status of a schedule event executed with decision
 // d, as document 1 defines them: rejected while an immediate dispatch
 // overrides the schedule or the asset is unavailable (a non-zero target
-// held at 0 MW), failed when the battery may not be steered or the
-// command did not reach it, otherwise full or clipped by the headroom
-// rule.
-func Judge(d Decision, control bool, sendErr error) (dispatch.Status, string) {
+// held at 0 MW), failed when the battery may not be steered, its adapter
+// cannot reach it (connected false: nothing was sent) or the command did
+// not reach it, otherwise full or clipped by the headroom rule.
+func Judge(d Decision, control, connected bool, sendErr error) (dispatch.Status, string) {
 	switch {
 	case d.Overridden:
 		return dispatch.Rejected, ReasonImmediateActive
@@ -225,6 +226,8 @@ func Judge(d Decision, control bool, sendErr error) (dispatch.Status, string) {
 		return dispatch.Rejected, ReasonUnavailable
 	case !control:
 		return dispatch.Failed, ReasonControlDisabled
+	case !connected:
+		return dispatch.Failed, ReasonUnreachable
 	case sendErr != nil:
 		return dispatch.Failed, ReasonSendFailed + ": " + sendErr.Error()
 	case d.Clipped:

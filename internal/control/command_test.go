@@ -115,24 +115,28 @@ func TestDecideCarriesReservationsAndNext(t *testing.T) {
 
 func TestJudge(t *testing.T) {
 	tests := []struct {
-		name    string
-		d       Decision
-		control bool
-		sendErr error
-		want    dispatch.Status
-		reason  string
+		name      string
+		d         Decision
+		control   bool
+		connected bool
+		sendErr   error
+		want      dispatch.Status
+		reason    string
 	}{
-		{"full", Decision{}, true, nil, dispatch.Full, ""},
-		{"clipped", Decision{Clipped: true, Reason: ReasonReserved}, true, nil, dispatch.Clipped, ReasonReserved},
-		{"unavailable", Decision{Clipped: true, Reason: ReasonUnavailable}, true, nil, dispatch.Rejected, ReasonUnavailable},
-		{"rejected under immediate", Decision{Overridden: true}, true, nil, dispatch.Rejected, ReasonImmediateActive},
-		{"rejected wins over disabled control", Decision{Overridden: true}, false, nil, dispatch.Rejected, ReasonImmediateActive},
-		{"control disabled", Decision{Clipped: true}, false, nil, dispatch.Failed, ReasonControlDisabled},
-		{"send failed", Decision{}, true, errors.New("unreachable"), dispatch.Failed, ReasonSendFailed + ": unreachable"},
+		{"full", Decision{}, true, true, nil, dispatch.Full, ""},
+		{"clipped", Decision{Clipped: true, Reason: ReasonReserved}, true, true, nil, dispatch.Clipped, ReasonReserved},
+		{"unavailable", Decision{Clipped: true, Reason: ReasonUnavailable}, true, true, nil, dispatch.Rejected, ReasonUnavailable},
+		{"rejected under immediate", Decision{Overridden: true}, true, true, nil, dispatch.Rejected, ReasonImmediateActive},
+		{"rejected wins over disabled control", Decision{Overridden: true}, false, true, nil, dispatch.Rejected, ReasonImmediateActive},
+		{"control disabled", Decision{Clipped: true}, false, true, nil, dispatch.Failed, ReasonControlDisabled},
+		{"send failed", Decision{}, true, true, errors.New("unreachable"), dispatch.Failed, ReasonSendFailed + ": unreachable"},
+		{"unreachable", Decision{}, true, false, nil, dispatch.Failed, ReasonUnreachable},
+		{"disabled control wins over unreachable", Decision{}, false, false, nil, dispatch.Failed, ReasonControlDisabled},
+		{"rejected wins over unreachable", Decision{Clipped: true, Reason: ReasonUnavailable}, true, false, nil, dispatch.Rejected, ReasonUnavailable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			status, reason := Judge(tc.d, tc.control, tc.sendErr)
+			status, reason := Judge(tc.d, tc.control, tc.connected, tc.sendErr)
 			if status != tc.want || reason != tc.reason {
 				t.Fatalf("Judge = %s %q, want %s %q", status, reason, tc.want, tc.reason)
 			}

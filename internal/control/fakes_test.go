@@ -7,8 +7,11 @@ import (
 	"sync"
 	"time"
 
+	"atcp/internal/assets"
+	"atcp/internal/auth"
 	"atcp/internal/dispatch"
 	"atcp/internal/errs"
+	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/telemetry"
 )
@@ -162,4 +165,113 @@ func (r *fakeRecorder) points(assetID string) []telemetry.Measurements {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.history[assetID])
+}
+
+// fakeAdapter is an Adapter in memory: it keeps what the loop attached and
+// sent, and measures the last command's battery power.
+type fakeAdapter struct {
+	mu       sync.Mutex
+	attached map[string]assets.Asset
+	attaches []string // asset ids, in call order
+	lasts    map[string]*telemetry.Measurements
+	detaches []string
+	commands map[string][]telemetry.Command
+	offline  map[string]bool  // not connected; Read is errs.Unavailable
+	readErr  map[string]error // Read fails with it
+	now      time.Time
+}
+
+func newFakeAdapter() *fakeAdapter {
+	return &fakeAdapter{attached: map[string]assets.Asset{}, lasts: map[string]*telemetry.Measurements{},
+		commands: map[string][]telemetry.Command{}, offline: map[string]bool{}, readErr: map[string]error{}}
+}
+
+func (f *fakeAdapter) Attach(_ context.Context, a assets.Asset, last *telemetry.Measurements, _ time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.attached[a.ID] = a
+	f.attaches = append(f.attaches, a.ID)
+	f.lasts[a.ID] = last
+	return nil
+}
+
+func (f *fakeAdapter) Detach(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.attached, id)
+	f.detaches = append(f.detaches, id)
+	return nil
+}
+
+func (f *fakeAdapter) Send(_ context.Context, id string, cmd telemetry.Command, _ time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.attached[id]; !ok {
+		return errs.NotFoundf("asset %s is not attached", id)
+	}
+	f.commands[id] = append(f.commands[id], cmd)
+	return nil
+}
+
+func (f *fakeAdapter) Advance(_ context.Context, t time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.now = t
+	return nil
+}
+
+func (f *fakeAdapter) Read(_ context.Context, id string) (telemetry.Measurements, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case f.attached[id].ID == "":
+		return telemetry.Measurements{}, errs.NotFoundf("asset %s is not attached", id)
+	case f.offline[id]:
+		return telemetry.Measurements{}, errs.E(errs.Unavailable, "asset_unreachable", "asset %s is not connected", id)
+	case f.readErr[id] != nil:
+		return telemetry.Measurements{}, f.readErr[id]
+	}
+	m := telemetry.Measurements{Timestamp: f.now}
+	if c := f.commands[id]; len(c) > 0 {
+		m.BatteryPowerActualAC = c[len(c)-1].BESSPowerMW
+	}
+	return m, nil
+}
+
+func (f *fakeAdapter) Connected(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.attached[id]
+	return ok && !f.offline[id]
+}
+
+func (f *fakeAdapter) sent(id string) []telemetry.Command {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.commands[id])
+}
+
+func (f *fakeAdapter) calls() (attaches, detaches []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.attaches), slices.Clone(f.detaches)
+}
+
+// fakeFleet is a Fleet whose list tests change between runs.
+type fakeFleet struct {
+	mu   sync.Mutex
+	list []assets.Asset
+}
+
+func (f *fakeFleet) List(context.Context, auth.Visibility) ([]assets.Asset, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.list), nil
+}
+
+// noActivations is an Activations without any activation.
+type noActivations struct{}
+
+func (noActivations) Activated(_ context.Context, _ time.Time, energy []bids.Bid) ([]float64, error) {
+	return make([]float64, len(energy)), nil
 }

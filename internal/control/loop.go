@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -17,10 +18,8 @@ import (
 	"atcp/internal/errs"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
-	"atcp/internal/markets/replay"
 	"atcp/internal/restrictions"
 	"atcp/internal/telemetry"
-	"atcp/internal/telemetry/simulator"
 	"atcp/internal/worker"
 )
 
@@ -38,11 +37,6 @@ type Recorder interface {
 // failover.
 type LatestReader interface {
 	Latest(ctx context.Context, assetID string) (telemetry.Snapshot, error)
-}
-
-// AssetLister lists every asset (*assets.Service).
-type AssetLister interface {
-	List(ctx context.Context, v auth.Visibility) ([]assets.Asset, error)
 }
 
 // ActiveRestrictions reads every asset's active intervals
@@ -63,19 +57,20 @@ type Awards interface {
 }
 
 // Options configure a Loop. Every field but Logger and Registerer is
-// required; FCRBuffer 0 is dispatch.DefaultFCRBuffer.
+// required; FCRBuffer 0 is dispatch.DefaultFCRBuffer. Adapters are keyed
+// by adapter name (SimulatorAdapter, ...): an asset whose adapter is not
+// among them is not steered.
 type Options struct {
-	Assets       AssetLister
+	Assets       Fleet
+	Adapters     map[string]Adapter
 	Plan         dispatch.Plan
 	Restrictions ActiveRestrictions
 	Curtailments Curtailments
 	Bids         Awards
-	Market       *replay.Dataset
-	Simulator    *simulator.Simulator
+	Activations  Activations
 	Recorder     Recorder
 	Latest       LatestReader
 	FCRBuffer    float64
-	Seed         uint64
 	Logger       *slog.Logger
 	Registerer   prometheus.Registerer
 }
@@ -83,8 +78,8 @@ type Options struct {
 // Timing of the loop (platform-clock time).
 const (
 	// MaxCatchUp is the most seconds one run processes one by one; older
-	// seconds are crossed by the simulator in longer steps and their
-	// schedule events are reported unknown.
+	// seconds are crossed in one Advance (the simulator steps longer) and
+	// their schedule events are reported failed.
 	MaxCatchUp = 300 * time.Second
 	// assetRefresh is how often the asset list is read again.
 	assetRefresh = 10 * time.Second
@@ -100,12 +95,37 @@ const (
 // unit is the loop's state of one controlled asset.
 type unit struct {
 	asset     assets.Asset
-	cfg       simulator.Config
+	adapter   string // its adapter's name
+	ad        Adapter
+	ratedMW   float64 // usable power capacity
+	gridMW    float64 // grid connection power, 0 when not recorded
 	target    Target
-	control   bool // a command of ours is in force (not yet handed back)
-	grid      simulator.GridSignals
+	control   bool       // a command of ours is in force (not yet handed back)
 	curtailed bool       // a curtailment record is open
 	bounds    [2]float64 // its max_curtailment and min_curtailment
+}
+
+// set takes a's registration.
+func (u *unit) set(a assets.Asset) {
+	u.asset = a
+	u.ratedMW, u.gridMW = 0, 0
+	if a.UsablePowerCapacityMW != nil {
+		u.ratedMW = *a.UsablePowerCapacityMW
+	}
+	if a.GridConnectionPowerMW != nil {
+		u.gridMW = *a.GridConnectionPowerMW
+	}
+}
+
+// resume takes the curtailment record state from the asset's latest
+// stored measurements: a curtailment they show was recorded by whoever
+// took them.
+func (u *unit) resume(last *telemetry.Measurements) {
+	if last == nil {
+		return
+	}
+	u.curtailed = curtailed(*last)
+	u.bounds[0], u.bounds[1] = curtailmentBounds(u.connectionMW(), *last)
 }
 
 // awardCache holds the slower inputs of one quarter-hour.
@@ -124,17 +144,18 @@ type Loop struct {
 	o   Options
 	log *slog.Logger
 
+	adapters []string // sorted names of o.Adapters
+
 	mu          sync.Mutex
 	units       map[string]*unit
 	ids         []string          // sorted keys of units
 	parent      map[string]string // virtual asset id -> physical id
+	unrouted    map[string]string // asset id -> the unconfigured adapter it names (warned once)
 	last        time.Time         // the last second processed; zero before the first run
 	needRestore bool
 	unrecorded  []dispatch.Outcome // outcomes a failed RecordOutcomes left to retry
 	assetsAt    time.Time
 	awards      awardCache
-	freqPeriod  time.Time
-	freq        []float64
 
 	tick       prometheus.Histogram
 	assetGauge prometheus.Gauge
@@ -144,23 +165,33 @@ type Loop struct {
 // New checks the options and registers the metrics.
 func New(o Options) (*Loop, error) {
 	switch {
-	case o.Assets == nil, o.Plan == nil, o.Restrictions == nil, o.Curtailments == nil,
-		o.Bids == nil, o.Market == nil, o.Simulator == nil, o.Recorder == nil, o.Latest == nil:
+	case o.Assets == nil, len(o.Adapters) == 0, o.Plan == nil, o.Restrictions == nil, o.Curtailments == nil,
+		o.Bids == nil, o.Activations == nil, o.Recorder == nil, o.Latest == nil:
 		return nil, errors.New("control: missing option")
 	}
+	o.Adapters = maps.Clone(o.Adapters) // the caller's map may change; the loop's routes may not
+	names := make([]string, 0, len(o.Adapters))
+	for name, ad := range o.Adapters {
+		if ad == nil {
+			return nil, fmt.Errorf("control: adapter %q is nil", name)
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
 	if o.FCRBuffer == 0 {
 		o.FCRBuffer = dispatch.DefaultFCRBuffer
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	l := &Loop{o: o, log: o.Logger, units: map[string]*unit{}, parent: map[string]string{}}
+	l := &Loop{o: o, log: o.Logger, adapters: names, units: map[string]*unit{}, parent: map[string]string{},
+		unrouted: map[string]string{}}
 	l.tick = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "atcp_control_tick_seconds", Help: "Real time one control-loop second takes for every asset.",
 		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
 	})
 	l.assetGauge = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "atcp_control_assets", Help: "Assets the control loop steers and simulates.",
+		Name: "atcp_control_assets", Help: "Assets the control loop steers through their adapters.",
 	})
 	l.outcomes = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "atcp_control_schedule_outcomes_total", Help: "Schedule targets executed by the control loop, by status.",
@@ -196,7 +227,7 @@ func (l *Loop) Run(ctx context.Context, due time.Time) (err error) {
 		// The outcomes of the seconds processed are reported even when a
 		// later second failed; the lease lost or shutdown ends with a flush
 		// and a restore on the next run (another instance may step the
-		// batteries meanwhile).
+		// simulated batteries meanwhile).
 		bg := context.WithoutCancel(ctx)
 		if rerr := l.recordOutcomes(bg, outcomes); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("control: record outcomes: %w", rerr))
@@ -298,12 +329,20 @@ func (l *Loop) detectGap(ctx context.Context, due time.Time) error {
 	l.o.Recorder.Forget()
 	newest := l.last
 	for _, id := range l.ids {
-		at, err := l.restore(ctx, l.units[id], l.last)
+		u := l.units[id]
+		last, err := l.latest(ctx, id)
 		if err != nil {
 			return err
 		}
-		if at.After(newest) {
-			newest = at
+		if last == nil || !last.Timestamp.After(l.last) {
+			continue
+		}
+		if err := u.ad.Attach(ctx, u.asset, last, l.last); err != nil {
+			return fmt.Errorf("control: resume %s: %w", id, err)
+		}
+		u.resume(last)
+		if last.Timestamp.After(newest) {
+			newest = last.Timestamp
 		}
 	}
 	// Resume after the seconds the other instance already recorded.
@@ -315,29 +354,17 @@ func (l *Loop) detectGap(ctx context.Context, due time.Time) error {
 	return l.loadTargets(ctx, l.last)
 }
 
-// restore resumes one battery from its latest stored snapshot when that
-// is newer than after (zero: any snapshot) and returns the snapshot's
-// instant (zero when none was used).
-func (l *Loop) restore(ctx context.Context, u *unit, after time.Time) (time.Time, error) {
-	s, err := l.o.Latest.Latest(ctx, u.asset.ID)
+// latest is the asset's latest stored measurements, nil when it never
+// reported.
+func (l *Loop) latest(ctx context.Context, assetID string) (*telemetry.Measurements, error) {
+	s, err := l.o.Latest.Latest(ctx, assetID)
 	if errs.Is(err, errs.NotFound) {
-		return time.Time{}, nil
+		return nil, nil
 	}
 	if err != nil {
-		return time.Time{}, fmt.Errorf("control: latest snapshot of %s: %w", u.asset.ID, err)
+		return nil, fmt.Errorf("control: latest snapshot of %s: %w", assetID, err)
 	}
-	m := s.Measurements
-	if !after.IsZero() && !m.Timestamp.After(after) {
-		return time.Time{}, nil
-	}
-	if err := l.o.Simulator.Restore(u.asset.ID, u.cfg.StateFrom(m)); err != nil {
-		return time.Time{}, err
-	}
-	// A curtailment the snapshot shows was recorded by whoever took it.
-	g := simulator.GridSignals{ExportCurtailmentPct: m.ExportCurtailmentDSO, ImportCurtailmentPct: m.ImportCurtailmentDSO}
-	u.curtailed = curtailed(g)
-	u.bounds[0], u.bounds[1] = curtailmentBounds(u.cfg, g)
-	return m.Timestamp, nil
+	return &s.Measurements, nil
 }
 
 // loadTargets sets every asset's target to the one in force at t.
@@ -358,8 +385,8 @@ func (l *Loop) loadTargets(ctx context.Context, t time.Time) error {
 }
 
 // skip crosses the seconds before from that a run cannot process one by
-// one: the batteries step there at once, the events in between are
-// reported unknown, and the targets in force at from apply.
+// one: the adapters advance there at once, the events in between are
+// reported failed, and the targets in force at from apply.
 func (l *Loop) skip(ctx context.Context, from time.Time) ([]dispatch.Outcome, error) {
 	events, err := l.o.Plan.EventsBetween(ctx, l.last, from)
 	if err != nil {
@@ -370,7 +397,7 @@ func (l *Loop) skip(ctx context.Context, from time.Time) ([]dispatch.Outcome, er
 		out = append(out, outcome(e, 0, dispatch.Failed, ReasonSkipped, from))
 		l.outcomes.WithLabelValues(string(dispatch.Failed)).Inc()
 	}
-	l.o.Simulator.Tick(from)
+	l.advance(ctx, from)
 	l.last = from
 	return out, l.loadTargets(ctx, from)
 }
@@ -383,9 +410,12 @@ func outcome(e dispatch.Event, effective float64, status dispatch.Status, reason
 	}
 }
 
-// refreshAssets brings the simulated assets in line with the registry at
-// t: new physical assets start (from their stored snapshot when there is
-// one), changed ones are reconfigured, deleted ones stop.
+// refreshAssets brings the steered assets in line with the fleet at t:
+// each physical asset is attached to its adapter (resuming from its
+// stored snapshot when there is one), a changed registration is applied,
+// an asset that moved to another adapter is detached from the old one
+// first, a deleted one is detached. An asset whose adapter is not
+// configured is not steered.
 func (l *Loop) refreshAssets(ctx context.Context, t time.Time) error {
 	list, err := l.o.Assets.List(ctx, auth.Visibility{All: true})
 	if err != nil {
@@ -393,54 +423,97 @@ func (l *Loop) refreshAssets(ctx context.Context, t time.Time) error {
 	}
 	seen := make(map[string]bool, len(list))
 	clear(l.parent)
+	var failed error
 	for _, a := range list {
 		if a.IsVirtual() {
 			l.parent[a.ID] = a.PhysicalID()
 			continue
 		}
 		seen[a.ID] = true
-		cfg := simulator.ConfigFromAsset(a)
+		name := adapterName(a)
 		u, ok := l.units[a.ID]
-		switch {
-		case !ok:
-			u = &unit{asset: a, cfg: cfg}
-			err := l.o.Simulator.Add(cfg, t)
-			if errs.Is(err, errs.Conflict) {
-				err = l.o.Simulator.Update(cfg)
-			}
-			if err != nil {
-				l.log.Warn("control: asset not simulated", "asset", a.ID, "error", err)
-				continue
-			}
-			if _, err := l.restore(ctx, u, time.Time{}); err != nil {
-				// Started fresh it would lose its state: the next run tries again.
-				l.o.Simulator.Remove(a.ID)
-				return err
-			}
-			l.units[a.ID] = u
-		case u.cfg != cfg:
-			if err := l.o.Simulator.Update(cfg); err != nil {
-				l.log.Warn("control: asset configuration not applied", "asset", a.ID, "error", err)
-			}
-			u.asset, u.cfg = a, cfg
-		default:
-			u.asset = a
+		if ok && u.adapter != name {
+			l.detach(ctx, u)
+			ok = false
 		}
-	}
-	for id := range l.units {
-		if !seen[id] {
-			l.o.Simulator.Remove(id)
-			delete(l.units, id)
+		ad := l.o.Adapters[name]
+		if ad == nil {
+			if l.unrouted[a.ID] != name {
+				l.log.Warn("control: asset not steered: its adapter is not configured", "asset", a.ID, "adapter", name)
+				l.unrouted[a.ID] = name
+			}
+			continue
 		}
+		delete(l.unrouted, a.ID)
+		if ok {
+			// Every change of the registration moves updated_at; comparing
+			// whole assets would cost more than the rest of the refresh.
+			if !a.UpdatedAt.Equal(u.asset.UpdatedAt) {
+				if err := ad.Attach(ctx, a, nil, t); err != nil {
+					l.log.Warn("control: asset registration not applied", "asset", a.ID, "adapter", name, "error", err)
+				}
+			}
+			u.set(a)
+			continue
+		}
+		last, err := l.latest(ctx, a.ID)
+		if err != nil {
+			// Attached fresh it would lose its state: the next second tries
+			// again.
+			failed = err
+			break
+		}
+		if err := ad.Attach(ctx, a, last, t); err != nil {
+			l.log.Warn("control: asset not attached", "asset", a.ID, "adapter", name, "error", err)
+			continue
+		}
+		u = &unit{adapter: name, ad: ad}
+		u.set(a)
+		u.resume(last)
+		l.units[a.ID] = u
 	}
+	if failed == nil {
+		for id, u := range l.units {
+			if !seen[id] {
+				l.detach(ctx, u)
+			}
+		}
+		for id := range l.unrouted {
+			if !seen[id] {
+				delete(l.unrouted, id)
+			}
+		}
+		l.assetsAt = t
+	}
+	// Even after a failure ids must match units: an asset may have been
+	// detached (moved to another adapter) before it.
 	l.ids = l.ids[:0]
 	for id := range l.units {
 		l.ids = append(l.ids, id)
 	}
 	slices.Sort(l.ids)
-	l.assetsAt = t
 	l.assetGauge.Set(float64(len(l.ids)))
-	return nil
+	return failed
+}
+
+// detach lets go of a steered asset (deleted, or moved to another
+// adapter). An adapter that fails to let go is logged: the asset is no
+// longer the loop's either way.
+func (l *Loop) detach(ctx context.Context, u *unit) {
+	if err := u.ad.Detach(ctx, u.asset.ID); err != nil {
+		l.log.Warn("control: asset not detached", "asset", u.asset.ID, "adapter", u.adapter, "error", err)
+	}
+	delete(l.units, u.asset.ID)
+}
+
+// advance brings every adapter's world to t. One adapter failing does not
+// hold the others back; its assets' measurements tell what it did.
+func (l *Loop) advance(ctx context.Context, t time.Time) {
+	for _, name := range l.adapters {
+		if err := l.o.Adapters[name].Advance(ctx, t); err != nil {
+			l.log.Warn("control: adapter not advanced", "adapter", name, "second", t, "error", err)
+		}
+	}
 }
 
 // physical maps a bid's asset (maybe a virtual one) to its battery.
@@ -500,8 +573,8 @@ func (l *Loop) refreshAwards(ctx context.Context, t time.Time) error {
 }
 
 // activation sums, per battery, the aFRR energy its forwarded energy
-// bids covering t are activated for in the replayed quarter-hour (signed:
-// positive = discharge).
+// bids covering t are activated for (Activations; signed: positive =
+// discharge).
 func (l *Loop) activation(ctx context.Context, period, t time.Time, into map[string]float64) error {
 	var energy []bids.Bid
 	for _, status := range []bids.Status{bids.Submitted, bids.Successful} {
@@ -514,35 +587,15 @@ func (l *Loop) activation(ctx context.Context, period, t time.Time, into map[str
 	if len(energy) == 0 {
 		return nil
 	}
-	clearing, err := l.o.Market.ClearQuarterHour(period)
+	activated, err := l.o.Activations.Activated(ctx, period, energy)
 	if err != nil {
 		l.log.Warn("control: no aFRR activation", "period", period, "error", err)
 		return nil
 	}
-	for _, b := range energy {
-		eb := replay.EnergyBid{ID: b.ID, Period: b.Interval(), Direction: replay.Neg, PowerMW: b.OfferedMW}
-		if b.Product == bids.Pos {
-			eb.Direction = replay.Pos
-		}
-		if b.EnergyPrice != nil {
-			eb.Price = float64(*b.EnergyPrice) / 100
-		}
-		mw := replay.ApplyEnergy(clearing, eb).ActivatedMW
-		if eb.Direction == replay.Neg {
-			mw = -mw
-		}
-		into[l.physical(b.AssetID)] += mw
+	for i, b := range energy {
+		into[l.physical(b.AssetID)] += activated[i]
 	}
 	return nil
-}
-
-// frequency is the grid frequency at t.
-func (l *Loop) frequency(t time.Time) float64 {
-	period := t.Truncate(calendar.PeriodLength)
-	if l.freq == nil || !period.Equal(l.freqPeriod) {
-		l.freq, l.freqPeriod = FrequencySeries(l.o.Market, l.o.Seed, period), period
-	}
-	return l.freq[int(t.Sub(period)/time.Second)]
 }
 
 // limits are one asset's active restrictions.
@@ -601,9 +654,6 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 	if err := l.refreshAwards(ctx, t); err != nil {
 		return nil, err
 	}
-	if err := l.o.Simulator.SetFrequency(l.frequency(t)); err != nil {
-		return nil, err
-	}
 	if calendar.AlignedToPeriod(t) {
 		for _, u := range l.units {
 			u.target = Target{}
@@ -623,10 +673,9 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 
 	for _, id := range l.ids {
 		u := l.units[id]
-		l.curtail(ctx, u, t)
 		in := Inputs{
-			RatedMW:           u.cfg.PowerCapacityMW,
-			GridConnectionMW:  u.cfg.GridConnectionMW,
+			RatedMW:           u.ratedMW,
+			GridConnectionMW:  u.gridMW,
 			Target:            u.target,
 			NextMW:            l.awards.next[id],
 			FCRReservedMW:     l.awards.fcr[id],
@@ -644,19 +693,22 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 			in.Unavailable, in.FullyRestricted = lim.unavailable, lim.full
 		}
 		d := Decide(in)
-		control := u.asset.BESSControl()
+		control, connected := u.asset.BESSControl(), u.ad.Connected(id)
 		var sendErr error
 		switch {
+		case !connected:
+			// Nothing reaches the asset: a command of ours stays ours to
+			// hand back when it is reachable again.
 		case control:
 			// A refused command leaves the previous one in force (the
 			// adapter's contract), so a battery steered before stays ours
 			// until it is handed back.
-			if sendErr = l.o.Simulator.Send(ctx, id, d.Command); sendErr == nil {
+			if sendErr = u.ad.Send(ctx, id, d.Command, t); sendErr == nil {
 				u.control = true
 			}
 		case u.control:
 			// Control was withdrawn: hand the battery back to passive once.
-			if err := l.o.Simulator.Send(ctx, id, telemetry.Command{ControlMode: telemetry.Passive}); err == nil {
+			if err := u.ad.Send(ctx, id, telemetry.Command{ControlMode: telemetry.Passive}, t); err == nil {
 				u.control = false
 			}
 		}
@@ -664,7 +716,7 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 			l.log.Warn("control: command not sent", "asset", id, "error", sendErr)
 		}
 		if e, ok := due[id]; ok {
-			status, reason := Judge(d, control, sendErr)
+			status, reason := Judge(d, control, connected, sendErr)
 			// A rejected or failed target moved nothing: its effective
 			// power is 0, not the immediate dispatch's.
 			effective := d.EffectiveMW
@@ -678,14 +730,21 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 		l.outcomes.WithLabelValues(string(o.Status)).Inc()
 	}
 
-	l.o.Simulator.Tick(t)
+	l.advance(ctx, t)
 	snapshots := make([]telemetry.Snapshot, 0, len(l.ids))
 	for _, id := range l.ids {
-		m, err := l.o.Simulator.Read(ctx, id)
+		u := l.units[id]
+		m, err := u.ad.Read(ctx, id)
 		if err != nil {
-			return outcomes, err
+			// The asset is left out of this second (disconnected or its
+			// telemetry stale: errs.Unavailable, expected); the others go on.
+			if !errs.Is(err, errs.Unavailable) {
+				l.log.Warn("control: measurements not read", "asset", id, "error", err)
+			}
+			continue
 		}
 		snapshots = append(snapshots, telemetry.Snapshot{AssetID: id, Measurements: m})
+		l.curtail(ctx, u, m, t)
 	}
 	if err := l.o.Recorder.Record(ctx, snapshots); err != nil {
 		// The second was executed: failing it would run it again. The
@@ -695,44 +754,4 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 	}
 	l.tick.Observe(time.Since(began).Seconds())
 	return outcomes, nil
-}
-
-// curtail applies the DSO's signals to the asset and keeps its
-// curtailment records in line: one is opened when the point of
-// connection's curtailment starts, closed when it ends, and replaced
-// (closed and a new one opened) when the DSO changes how much it
-// curtails, so that each record's bounds are the ones that held. A record
-// already open (or already closed) is fine: another instance may have
-// written it.
-func (l *Loop) curtail(ctx context.Context, u *unit, t time.Time) {
-	g := Curtailment(l.o.Seed, u.asset.ID, u.cfg.PVActive, t)
-	if g != u.grid {
-		if err := l.o.Simulator.SetGridSignals(u.asset.ID, g); err != nil {
-			l.log.Warn("control: grid signals not applied", "asset", u.asset.ID, "error", err)
-			return
-		}
-		u.grid = g
-	}
-	on := curtailed(g)
-	var bounds [2]float64
-	if on {
-		bounds[0], bounds[1] = curtailmentBounds(u.cfg, g)
-	}
-	if on == u.curtailed && (!on || bounds == u.bounds) {
-		return
-	}
-	if u.curtailed {
-		if _, err := l.o.Curtailments.CloseCurtailment(ctx, u.asset.ID, t); err != nil && !errs.Is(err, errs.NotFound) {
-			l.log.Warn("control: curtailment record", "asset", u.asset.ID, "error", err)
-			return
-		}
-		u.curtailed = false
-	}
-	if on {
-		if _, err := l.o.Curtailments.OpenCurtailment(ctx, u.asset.ID, t, bounds[0], bounds[1]); err != nil && !errs.Is(err, errs.Conflict) {
-			l.log.Warn("control: curtailment record", "asset", u.asset.ID, "error", err)
-			return
-		}
-		u.curtailed, u.bounds = true, bounds
-	}
 }

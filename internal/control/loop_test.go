@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"atcp/internal/adapters/simulated"
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/clock"
@@ -57,11 +58,11 @@ func quietSeed(t *testing.T, pvID string, ids ...string) uint64 {
 		for m := 0; m < 1440 && ok; m++ {
 			at := day.Add(time.Duration(m) * time.Minute)
 			for _, id := range ids {
-				if curtailed(Curtailment(seed, id, false, at)) {
+				if gridCurtailed(simulated.Curtailment(seed, id, false, at)) {
 					ok = false
 				}
 			}
-			if pvID != "" && Curtailment(seed, pvID, true, at).PVExportCurtailmentPct > 0 {
+			if pvID != "" && simulated.Curtailment(seed, pvID, true, at).PVExportCurtailmentPct > 0 {
 				pvSeen = true
 			}
 		}
@@ -71,6 +72,19 @@ func quietSeed(t *testing.T, pvID string, ids ...string) uint64 {
 	}
 	t.Fatal("no seed found")
 	return 0
+}
+
+// gridCurtailed reports whether the DSO's signals g curtail the point of
+// connection.
+func gridCurtailed(g simulator.GridSignals) bool {
+	return g.ExportCurtailmentPct > 0 || g.ImportCurtailmentPct > 0
+}
+
+// simulatedOptions are the loop's options with the simulator adapter
+// (seeded with seed) and the replayed activations.
+func simulatedOptions(seed uint64) Options {
+	return Options{Adapters: map[string]Adapter{SimulatorAdapter: simulated.New(replayData, seed)},
+		Activations: simulated.NewActivations(replayData)}
 }
 
 // newEnv registers acme's battery bess-1 (10 MW / 20 MWh, lossless,
@@ -104,8 +118,10 @@ func (e *env) addAsset(id string, configure func(*assets.Asset)) {
 
 func (e *env) loop() *Loop {
 	e.t.Helper()
-	l, err := New(Options{Assets: e.assets, Plan: e.plan, Restrictions: e.b.Restrictions(), Curtailments: e.restr,
-		Bids: e.b.Bids(), Market: replayData, Simulator: simulator.New(e.seed), Recorder: e.rec, Latest: e.rec, Seed: e.seed})
+	o := simulatedOptions(e.seed)
+	o.Assets, o.Plan, o.Restrictions, o.Curtailments = e.assets, e.plan, e.b.Restrictions(), e.restr
+	o.Bids, o.Recorder, o.Latest = e.b.Bids(), e.rec, e.rec
+	l, err := New(o)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -504,7 +520,7 @@ func TestCurtailmentRecords(t *testing.T) {
 		// Find the episode of the day.
 		var from, to time.Time
 		for s := t0.Truncate(24 * time.Hour); s.Before(t0.Truncate(24 * time.Hour).Add(24 * time.Hour)); s = s.Add(time.Minute) {
-			on := curtailed(Curtailment(e.seed, "pv-1", true, s))
+			on := gridCurtailed(simulated.Curtailment(e.seed, "pv-1", true, s))
 			if on && from.IsZero() {
 				from = s
 			}
@@ -525,7 +541,7 @@ func TestCurtailmentRecords(t *testing.T) {
 		if len(list) != 1 || list[0].End != nil || !list[0].Start.Equal(from) {
 			t.Fatalf("curtailments %+v, want one open since %v", list, from)
 		}
-		g := Curtailment(e.seed, "pv-1", true, from)
+		g := simulated.Curtailment(e.seed, "pv-1", true, from)
 		if m := e.state("pv-1"); m.ExportCurtailmentDSO != g.ExportCurtailmentPct || *m.PVExportCurtailmentDSO != g.PVExportCurtailmentPct {
 			t.Fatalf("state %v %v, want %+v", m.ExportCurtailmentDSO, *m.PVExportCurtailmentDSO, g)
 		}
@@ -551,11 +567,11 @@ func TestCurtailmentRecordReplacedWhenTheLevelChanges(t *testing.T) {
 	var seed uint64
 	var change time.Time
 	for s := uint64(1); s < 20000 && change.IsZero(); s++ {
-		prev := Curtailment(s, "pv-1", true, day)
+		prev := simulated.Curtailment(s, "pv-1", true, day)
 		for m := 1; m < 1440; m++ {
 			at := day.Add(time.Duration(m) * time.Minute)
-			g := Curtailment(s, "pv-1", true, at)
-			if curtailed(prev) && curtailed(g) && g != prev {
+			g := simulated.Curtailment(s, "pv-1", true, at)
+			if gridCurtailed(prev) && gridCurtailed(g) && g != prev {
 				seed, change = s, at
 				break
 			}
@@ -586,8 +602,12 @@ func TestCurtailmentRecordReplacedWhenTheLevelChanges(t *testing.T) {
 			}
 			return a
 		}())
+		// The bounds rest on the connection the simulator models.
+		conn := cfg.PowerCapacityMW + cfg.PVPeakMW
 		for i, at := range []time.Time{change.Add(-sec(1)), change} {
-			maxMW, minMW := curtailmentBounds(cfg, Curtailment(seed, "pv-1", true, at))
+			g := simulated.Curtailment(seed, "pv-1", true, at)
+			maxMW, minMW := curtailmentBounds(conn, telemetry.Measurements{
+				ExportCurtailmentDSO: g.ExportCurtailmentPct, ImportCurtailmentDSO: g.ImportCurtailmentPct})
 			if list[i].MaxCurtailment != maxMW || list[i].MinCurtailment != minMW {
 				t.Fatalf("record %d: %v / %v, want %v / %v", i, list[i].MaxCurtailment, list[i].MinCurtailment, maxMW, minMW)
 			}
@@ -636,6 +656,9 @@ func TestAssetRefreshAndControlWithdrawn(t *testing.T) {
 		e.run(l, t0)
 		near(t, "rated 10 MW", e.state("bess-1").BatteryPowerActualAC, 8)
 		v := auth.Visibility{All: true}
+		// A registration changes at a later instant than it was made: the
+		// loop tells a change by its updated_at.
+		e.clk.Set(t0.Add(sec(1)))
 		if _, err := e.assets.Update(e.ctx, v, "bess-1", assets.Update{UsablePowerCapacityMW: assets.Set(6.0)}); err != nil {
 			t.Fatal(err)
 		}
@@ -699,11 +722,18 @@ func TestNewChecksOptionsAndRegistersMetrics(t *testing.T) {
 	if _, err := New(Options{}); err == nil {
 		t.Fatal("empty options accepted")
 	}
+	if _, err := New(Options{Assets: &fakeFleet{}, Adapters: map[string]Adapter{SimulatorAdapter: nil}, Plan: newFakePlan(),
+		Restrictions: fakeRestrictions{}, Curtailments: fakeCurtailments{}, Bids: fakeBids{}, Activations: noActivations{},
+		Recorder: newFakeRecorder(), Latest: newFakeRecorder()}); err == nil {
+		t.Fatal("nil adapter accepted")
+	}
 	b := testkit.OpenSQLite(t)
 	e := newEnv(t, b, nil)
 	reg := prometheus.NewRegistry()
-	l, err := New(Options{Assets: e.assets, Plan: e.plan, Restrictions: b.Restrictions(), Curtailments: e.restr,
-		Bids: b.Bids(), Market: replayData, Simulator: simulator.New(1), Recorder: e.rec, Latest: e.rec, Registerer: reg})
+	o := simulatedOptions(1)
+	o.Assets, o.Plan, o.Restrictions, o.Curtailments = e.assets, e.plan, b.Restrictions(), e.restr
+	o.Bids, o.Recorder, o.Latest, o.Registerer = b.Bids(), e.rec, e.rec, reg
+	l, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"context"
 	"math"
 	"time"
 
@@ -202,25 +201,4 @@ type Measurements struct {
 	LTESignalDevice2    float64 `json:"lte_signal_device_2"`
 	LANConnectedDevice1 float64 `json:"lan_connected_device_1"`
 	LANConnectedDevice2 float64 `json:"lan_connected_device_2"`
-}
-
-// Adapter is the boundary between the platform and its assets: commands
-// in, measurements out, keyed by asset id. The platform never talks to an
-// asset any other way.
-//
-// The battery simulator implements it in memory. A real EMS/IEC-104
-// adapter would map Send onto set-point commands (C_SE_NC_1 short floats)
-// addressed by the asset's IOA middle octet, sending only the fields that
-// changed and returning once the outstation confirmed activation (ACT_CON),
-// and would serve Read from the latest spontaneous/cyclic monitoring
-// values (M_ME_NC_1 with time tags) it keeps per information object,
-// mapping each IOA to a Measurements field. Both methods must be safe for
-// concurrent use. Errors: an unknown asset is errs.NotFound, an invalid
-// command errs.Invalid, an unreachable asset errs.Unavailable; a rejected
-// Send leaves the previous command in force.
-type Adapter interface {
-	// Send replaces the asset's command in full.
-	Send(ctx context.Context, assetID string, cmd Command) error
-	// Read returns the asset's latest measurements.
-	Read(ctx context.Context, assetID string) (Measurements, error)
 }

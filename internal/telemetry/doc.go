@@ -1,7 +1,8 @@
 // Package telemetry owns asset state: the measurements an asset reports,
 // their history and the planned state derived from the platform's own
-// records. Its first piece is the adapter boundary (adapter.go): the
-// platform sends a Command to an asset and reads Measurements back through
-// an Adapter, so the battery simulator (package simulator) and a later
-// EMS/IEC-104 adapter are interchangeable.
+// records. adapter.go holds what crosses the adapter boundary: the
+// complete Command the platform sends an asset and the Measurements it
+// reads back. The boundary itself is control.Adapter (docs/adapters.md),
+// behind which the battery simulator (package simulator) and device
+// adapters are interchangeable.
 package telemetry

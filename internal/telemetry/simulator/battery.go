@@ -1,8 +1,9 @@
 // Package simulator is the battery simulator: an in-memory stand-in for
-// real asset adapters. Battery holds the physics of one asset on explicit
-// time steps; Simulator keeps many batteries behind telemetry.Adapter and
-// advances them to the clock's instant on Tick. Nothing here reads the
-// machine clock or starts goroutines; the worker that calls Tick owns time.
+// real assets. Battery holds the physics of one asset on explicit time
+// steps; Simulator keeps many batteries, takes their commands, reports
+// their measurements and advances them to the clock's instant on Tick.
+// Nothing here reads the machine clock or starts goroutines; the worker
+// that calls Tick owns time.
 package simulator
 
 import (

@@ -17,16 +17,16 @@ const maxStep = time.Second
 // a paused worker): beyond it the steps grow longer than a second.
 const maxSubsteps = 3600
 
-// Simulator is a telemetry.Adapter for many simulated assets, keyed by
-// asset id. It is safe for concurrent use.
+// Simulator holds many simulated assets, keyed by asset id: commands in,
+// measurements out (the simulator adapter, internal/adapters/simulated,
+// puts it behind the control loop's adapter boundary). It is safe for
+// concurrent use.
 type Simulator struct {
 	mu        sync.Mutex
 	seed      uint64
 	frequency float64
 	batteries map[string]*Battery
 }
-
-var _ telemetry.Adapter = (*Simulator)(nil)
 
 // New returns an empty simulator whose noise (PV clouds, LTE signal)
 // derives from seed, so equal seeds replay equal days.

@@ -1,4 +1,4 @@
-package control
+package simulated
 
 import (
 	"hash/fnv"
@@ -10,7 +10,7 @@ import (
 	"atcp/internal/telemetry/simulator"
 )
 
-// The grid model: deterministic signals the loop feeds the simulator.
+// The grid model: deterministic signals Advance feeds the simulator.
 // Everything derives from a seed through splitmix64, so equal seeds
 // replay equal days on every instance.
 
@@ -77,31 +77,6 @@ func FrequencySeries(data *replay.Dataset, seed uint64, periodStart time.Time) [
 	return out
 }
 
-// afrrSwing is the relative amplitude of the aFRR setpoint's swing
-// around the quarter-hour's average activation.
-const afrrSwing = 0.2
-
-// AFRRSetpoint is the TSO's aFRR setpoint at t for an average activation
-// of activatedMW (signed) in t's quarter-hour and the awards posMW and
-// negMW: one slow sine swing of up to +-20 % around the average, whose
-// mean over the quarter-hour is exactly the average, so that the energy
-// delivered is the energy activated. The swing is narrowed so that it
-// never leaves the award (clamping its peaks would lose energy); an
-// average beyond the award is cut to the award.
-func AFRRSetpoint(activatedMW, posMW, negMW float64, t time.Time) float64 {
-	award := posMW
-	if activatedMW < 0 {
-		award = negMW
-	}
-	if activatedMW == 0 || award <= 0 {
-		return 0
-	}
-	amplitude := math.Max(0, math.Min(afrrSwing, award/math.Abs(activatedMW)-1))
-	sec := float64(t.Unix() % int64(calendar.PeriodLength/time.Second))
-	mw := activatedMW * (1 + amplitude*math.Sin(2*math.Pi*sec/calendar.PeriodLength.Seconds()))
-	return math.Max(-negMW, math.Min(posMW, mw))
-}
-
 // Curtailment model parameters: how often the DSO curtails.
 const (
 	pvCurtailmentShare    = 0.3 // days with a midday export curtailment of a PV asset
@@ -115,9 +90,15 @@ const (
 // 120 minutes curtailing export or import by 20-60 %. Draws depend on
 // seed, asset and UTC day only.
 func Curtailment(seed uint64, assetID string, pv bool, t time.Time) simulator.GridSignals {
+	return curtailment(seed^hashString(assetID), pv, t)
+}
+
+// curtailment is Curtailment for the asset key seed^hashString(assetID),
+// which Advance keeps per asset rather than hashing every second.
+func curtailment(assetKey uint64, pv bool, t time.Time) simulator.GridSignals {
 	day := t.Unix() / 86400
 	minute := float64(t.Unix()%86400) / 60
-	key := mix(seed^hashString(assetID), uint64(day))
+	key := mix(assetKey, uint64(day))
 	var g simulator.GridSignals
 	if pv && uniform(key, 1) < pvCurtailmentShare {
 		from := 600 + math.Floor(uniform(key, 2)*60)
@@ -140,20 +121,4 @@ func Curtailment(seed uint64, assetID string, pv bool, t time.Time) simulator.Gr
 		}
 	}
 	return g
-}
-
-// curtailed reports whether g curtails the point of connection.
-func curtailed(g simulator.GridSignals) bool {
-	return g.ExportCurtailmentPct > 0 || g.ImportCurtailmentPct > 0
-}
-
-// curtailmentBounds are the curtailment record's figures (MW): the most
-// the DSO lets the asset export (max_curtailment) and, signed negative,
-// import (min_curtailment) at its point of connection.
-func curtailmentBounds(cfg simulator.Config, g simulator.GridSignals) (maxMW, minMW float64) {
-	conn := cfg.GridConnectionMW
-	if conn <= 0 {
-		conn = cfg.PowerCapacityMW + cfg.PVPeakMW
-	}
-	return conn * (1 - g.ExportCurtailmentPct/100), -conn * (1 - g.ImportCurtailmentPct/100)
 }
