@@ -1,6 +1,8 @@
-// Package bidshttp holds the wire types the market HTTP packages (fcrhttp,
-// and later aFRR) share: prices in and out, and the last_edit_attempt
-// object.
+// Package bidshttp holds what the bid markets' HTTP packages (fcrhttp,
+// afrrhttp) share: the wire types (prices in and out, the
+// last_edit_attempt object, the query parameters) and Register, the one
+// registration of a bid market's endpoints, to which each market gives its
+// paths, words and body mappings.
 package bidshttp
 
 import (
