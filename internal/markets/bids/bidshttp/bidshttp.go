@@ -11,6 +11,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"atcp/internal/httpapi"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
 )
@@ -124,6 +125,6 @@ type SubmitResponse[B any] struct {
 func NewSubmitResponse[B any](res bids.SubmitResult, records func([]bids.Bid) []B) SubmitResponse[B] {
 	return SubmitResponse[B]{
 		Bids: records(res.Bids), CreatedCount: res.Created, DeletedCount: len(res.DeletedIDs),
-		DeletedBidIDs: NonNil(res.DeletedIDs), Warnings: NonNil(res.Warnings),
+		DeletedBidIDs: httpapi.NonNil(res.DeletedIDs), Warnings: httpapi.NonNil(res.Warnings),
 	}
 }

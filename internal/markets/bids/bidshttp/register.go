@@ -89,8 +89,6 @@ type updateInput[U any] struct {
 	Body    U
 }
 
-type output[T any] struct{ Body T }
-
 // query is the query parameters of an input that name an asset's bids:
 // a list or results filter, or the interval of a delete.
 type query[T any] interface{ query() T }
@@ -113,12 +111,12 @@ func Register[B, S, U, L, UR, Q, V, R any](s *httpapi.Server, m Market[B, S, U, 
 	readErrors := []int{http.StatusNotFound, http.StatusUnprocessableEntity}
 	svc := m.Service
 
-	list := func(ctx context.Context, f Filter) (*output[L], error) {
+	list := func(ctx context.Context, f Filter) (*httpapi.Output[L], error) {
 		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), f.AssetID, f.Start, f.End, f.Product)
 		if err != nil {
 			return nil, err
 		}
-		return &output[L]{Body: m.ListBody(list)}, nil
+		return &httpapi.Output[L]{Body: m.ListBody(list)}, nil
 	}
 	listOp := huma.Operation{
 		OperationID: "list-" + m.ID + "-bids", Method: http.MethodGet, Path: bidsPath, Tags: tags,
@@ -135,20 +133,20 @@ func Register[B, S, U, L, UR, Q, V, R any](s *httpapi.Server, m Market[B, S, U, 
 		OperationID: "submit-" + m.ID + "-bids", Method: http.MethodPost, Path: bidsPath, Tags: tags, DefaultStatus: http.StatusCreated,
 		RequestBody: httpapi.RequestExample(m.Submit.Request), Responses: httpapi.ResponseExample(http.StatusCreated, m.Submit.Response),
 		Summary: m.Submit.Summary, Description: m.Submit.Description + m.Gates, Errors: writeErrors,
-	}, write, func(ctx context.Context, in *submitInput[S]) (*output[SubmitResponse[B]], error) {
+	}, write, func(ctx context.Context, in *submitInput[S]) (*httpapi.Output[SubmitResponse[B]], error) {
 		res, err := svc.Submit(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, m.Submission(in.Body))
 		if err != nil {
 			return nil, err
 		}
-		return &output[SubmitResponse[B]]{Body: NewSubmitResponse(res, m.Records)}, nil
+		return &httpapi.Output[SubmitResponse[B]]{Body: NewSubmitResponse(res, m.Records)}, nil
 	})
 
-	deleteInterval := func(ctx context.Context, d deletion) (*output[DeleteResponse], error) {
+	deleteInterval := func(ctx context.Context, d deletion) (*httpapi.Output[DeleteResponse], error) {
 		ids, err := svc.DeleteInterval(ctx, httpapi.Principal(ctx).Visibility(), d.assetID, d.interval, d.product)
 		if err != nil {
 			return nil, err
 		}
-		return &output[DeleteResponse]{Body: DeleteResponse{DeletedCount: len(ids), DeletedBidIDs: NonNil(ids)}}, nil
+		return &httpapi.Output[DeleteResponse]{Body: DeleteResponse{DeletedCount: len(ids), DeletedBidIDs: httpapi.NonNil(ids)}}, nil
 	}
 	deleteOp := huma.Operation{
 		OperationID: "delete-" + m.ID + "-bids", Method: http.MethodDelete, Path: bidsPath, Tags: tags,
@@ -165,12 +163,12 @@ func Register[B, S, U, L, UR, Q, V, R any](s *httpapi.Server, m Market[B, S, U, 
 		OperationID: "update-" + m.ID + "-bid", Method: http.MethodPut, Path: bidPath, Tags: tags,
 		RequestBody: httpapi.RequestExample(m.Update.Request), Responses: httpapi.ResponseExample(http.StatusOK, m.Update.Response),
 		Summary: m.Update.Summary, Description: m.Update.Description + m.Gates, Errors: writeErrors,
-	}, write, func(ctx context.Context, in *updateInput[U]) (*output[UR], error) {
+	}, write, func(ctx context.Context, in *updateInput[U]) (*httpapi.Output[UR], error) {
 		b, warn, err := svc.Update(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.BidID, m.Change(in.Body))
 		if err != nil {
 			return nil, err
 		}
-		return &output[UR]{Body: m.Updated(b, NonNil(warn))}, nil
+		return &httpapi.Output[UR]{Body: m.Updated(b, httpapi.NonNil(warn))}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -185,7 +183,7 @@ func Register[B, S, U, L, UR, Q, V, R any](s *httpapi.Server, m Market[B, S, U, 
 		OperationID: "list-" + m.ID + "-valid-bid-intervals", Method: http.MethodGet, Path: m.Base + "/valid_bid_intervals", Tags: tags,
 		Responses: httpapi.ResponseExample(http.StatusOK, m.Intervals.Response),
 		Summary:   m.Intervals.Summary, Description: m.Intervals.Description, Errors: readErrors,
-	}, read, func(ctx context.Context, in *Q) (*output[V], error) {
+	}, read, func(ctx context.Context, in *Q) (*httpapi.Output[V], error) {
 		list, err := m.ValidIntervals(ctx, httpapi.Principal(ctx).Visibility(), in)
 		if err != nil {
 			return nil, err
@@ -194,15 +192,15 @@ func Register[B, S, U, L, UR, Q, V, R any](s *httpapi.Server, m Market[B, S, U, 
 		for i, t := range list {
 			out[i] = NewValidInterval(t.Interval, t.DeliveryDay, t.Window, t.Open)
 		}
-		return &output[V]{Body: m.IntervalsBody(out)}, nil
+		return &httpapi.Output[V]{Body: m.IntervalsBody(out)}, nil
 	})
 
-	results := func(ctx context.Context, f Filter) (*output[R], error) {
+	results := func(ctx context.Context, f Filter) (*httpapi.Output[R], error) {
 		body, err := m.ResultsOf(ctx, httpapi.Principal(ctx).Visibility(), f)
 		if err != nil {
 			return nil, err
 		}
-		return &output[R]{Body: body}, nil
+		return &httpapi.Output[R]{Body: body}, nil
 	}
 	resultsOp := huma.Operation{
 		OperationID: "list-" + m.ID + "-results", Method: http.MethodGet, Path: m.Base + "/results", Tags: tags,
