@@ -26,12 +26,10 @@ func (p *PriceIn) UnmarshalJSON(b []byte) error { return p.PriceInput.UnmarshalJ
 // Schema admits a number or a string.
 func (PriceIn) Schema(huma.Registry) *huma.Schema {
 	return &huma.Schema{
-		OneOf:       []*huma.Schema{{Type: huma.TypeNumber}, {Type: huma.TypeString, MaxLength: ptr(32)}},
+		OneOf:       []*huma.Schema{{Type: huma.TypeNumber}, {Type: huma.TypeString, MaxLength: new(32)}},
 		Description: "A number or a string holding one (for example 12.5 or \"12.50\"), at most 2 decimals.",
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // Price is a price of a response: a JSON number with at most two decimals.
 type Price bids.Price
