@@ -167,7 +167,7 @@ func lockIntegration(ctx context.Context, tx pgx.Tx, vis auth.Visibility, id str
 	return org, err
 }
 
-func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec identity.StoredSecret, limit int) (err error) {
+func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec identity.StoredSecret, allow func(held int) error) (err error) {
 	defer sqlutil.Wrap(&err, "clients: add secret")
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		org, err := lockIntegration(ctx, tx, vis, sec.IntegrationID)
@@ -179,9 +179,8 @@ func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec ide
 			sec.IntegrationID).Scan(&n); err != nil {
 			return err
 		}
-		if n >= limit {
-			return errs.Conflictf(identity.CodeSecretLimitReached,
-				"the integration already has %d active secrets; delete one before adding another", n)
+		if err := allow(n); err != nil {
+			return err
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO integration_secrets (secret_id, integration_id, organization_id, secret_hash, created_at)
 			VALUES ($1, $2, $3, $4, $5)`, sec.ID, sec.IntegrationID, org, sec.Hash, sec.CreatedAt)
@@ -189,7 +188,7 @@ func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec ide
 	})
 }
 
-func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, integrationID, secretID string) (err error) {
+func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, integrationID, secretID string, allow func(held int) error) (err error) {
 	defer sqlutil.Wrap(&err, "clients: delete secret")
 	return s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		if _, err := lockIntegration(ctx, tx, vis, integrationID); err != nil {
@@ -204,9 +203,8 @@ func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, inte
 		if !found {
 			return errs.NotFoundf("secret %s not found", secretID)
 		}
-		if n == 1 {
-			return errs.Conflictf(identity.CodeLastSecret,
-				"this is the integration's only secret; add a new secret first, or delete the integration")
+		if err := allow(n); err != nil {
+			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM integration_secrets WHERE secret_id = $1`, secretID); err != nil {
 			return err

@@ -176,7 +176,7 @@ func (s clientStore) Secrets(ctx context.Context, vis auth.Visibility, integrati
 	return out, rows.Err()
 }
 
-func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec identity.StoredSecret, limit int) (err error) {
+func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec identity.StoredSecret, allow func(held int) error) (err error) {
 	defer sqlutil.Wrap(&err, "clients: add secret")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		in, err := integrationIn(ctx, tx, vis, sec.IntegrationID)
@@ -188,9 +188,8 @@ func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec ide
 			sec.IntegrationID).Scan(&n); err != nil {
 			return err
 		}
-		if n >= limit {
-			return errs.Conflictf(identity.CodeSecretLimitReached,
-				"the integration already has %d active secrets; delete one before adding another", n)
+		if err := allow(n); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO integration_secrets (secret_id, integration_id, organization_id, secret_hash, created_at)
 			VALUES (?, ?, ?, ?, ?)`, sec.ID, sec.IntegrationID, in.OrganizationID, sec.Hash, sqlutil.Micros(sec.CreatedAt))
@@ -198,7 +197,7 @@ func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec ide
 	})
 }
 
-func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, integrationID, secretID string) (err error) {
+func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, integrationID, secretID string, allow func(held int) error) (err error) {
 	defer sqlutil.Wrap(&err, "clients: delete secret")
 	return s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		if _, err := integrationIn(ctx, tx, vis, integrationID); err != nil {
@@ -212,9 +211,8 @@ func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, inte
 		if found == 0 {
 			return errs.NotFoundf("secret %s not found", secretID)
 		}
-		if n == 1 {
-			return errs.Conflictf(identity.CodeLastSecret,
-				"this is the integration's only secret; add a new secret first, or delete the integration")
+		if err := allow(n); err != nil {
+			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM integration_secrets WHERE secret_id = ?`, secretID)
 		changed(integrationID)
