@@ -224,15 +224,32 @@ func scanCurtailment(row pgx.Row) (restrictions.Curtailment, error) {
 	return c, nil
 }
 
-func (s restrictionStore) OpenCurtailment(ctx context.Context, c restrictions.Curtailment) (err error) {
+// OpenCurtailment reads the ongoing curtailment and inserts under the
+// asset's restrictions lock, so no other opening comes between.
+func (s restrictionStore) OpenCurtailment(ctx context.Context, c restrictions.Curtailment,
+	allow func(ongoing *restrictions.Curtailment) error) (err error) {
 	defer sqlutil.Wrap(&err, "restrictions: open curtailment")
-	_, err = s.db.conn(ctx).Exec(ctx, `INSERT INTO curtailments (curtailment_id, organization_id, asset_id, start_time, end_time, max_curtailment, min_curtailment)
-		VALUES ($1, $2, $3, $4, NULL, $5, $6)`,
-		c.ID, c.OrganizationID, c.AssetID, c.Start, c.MaxCurtailment, c.MinCurtailment)
-	if isUniqueViolation(err) {
-		return errs.Conflictf("curtailment_ongoing", "asset %q already has an ongoing curtailment", c.AssetID)
-	}
-	return err
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		if err := lockRestrictedAsset(ctx, tx, c.AssetID); err != nil {
+			return fmt.Errorf("lock the asset: %w", err)
+		}
+		var ongoing *restrictions.Curtailment
+		cur, err := scanCurtailment(tx.QueryRow(ctx, `SELECT `+curtailmentColumns+` FROM curtailments
+			WHERE asset_id = $1 AND end_time IS NULL`, c.AssetID))
+		switch {
+		case err == nil:
+			ongoing = &cur
+		case !errors.Is(err, pgx.ErrNoRows):
+			return fmt.Errorf("read the ongoing curtailment: %w", err)
+		}
+		if err := allow(ongoing); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO curtailments (curtailment_id, organization_id, asset_id, start_time, end_time, max_curtailment, min_curtailment)
+			VALUES ($1, $2, $3, $4, NULL, $5, $6)`,
+			c.ID, c.OrganizationID, c.AssetID, c.Start, c.MaxCurtailment, c.MinCurtailment)
+		return err
+	})
 }
 
 func (s restrictionStore) CloseCurtailment(ctx context.Context, assetID string, end time.Time) (_ restrictions.Curtailment, err error) {

@@ -235,14 +235,26 @@ func scanCurtailment(row restrictionRow) (restrictions.Curtailment, error) {
 	return c, nil
 }
 
-func (s restrictionStore) OpenCurtailment(ctx context.Context, c restrictions.Curtailment) (err error) {
+// OpenCurtailment reads the ongoing curtailment and inserts on the single
+// write connection, so no other opening comes between.
+func (s restrictionStore) OpenCurtailment(ctx context.Context, c restrictions.Curtailment,
+	allow func(ongoing *restrictions.Curtailment) error) (err error) {
 	defer sqlutil.Wrap(&err, "restrictions: open curtailment")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO curtailments (`+curtailmentColumns+`) VALUES (?, ?, ?, ?, NULL, ?, ?)`,
-			c.ID, c.OrganizationID, c.AssetID, sqlutil.Micros(c.Start), c.MaxCurtailment, c.MinCurtailment)
-		if isUniqueViolation(err) {
-			return errs.Conflictf("curtailment_ongoing", "asset %q already has an ongoing curtailment", c.AssetID)
+		var ongoing *restrictions.Curtailment
+		cur, err := scanCurtailment(tx.QueryRowContext(ctx, `SELECT `+curtailmentColumns+` FROM curtailments
+			WHERE asset_id = ? AND end_time IS NULL`, c.AssetID))
+		switch {
+		case err == nil:
+			ongoing = &cur
+		case !errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("read the ongoing curtailment: %w", err)
 		}
+		if err := allow(ongoing); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO curtailments (`+curtailmentColumns+`) VALUES (?, ?, ?, ?, NULL, ?, ?)`,
+			c.ID, c.OrganizationID, c.AssetID, sqlutil.Micros(c.Start), c.MaxCurtailment, c.MinCurtailment)
 		return err
 	})
 }
