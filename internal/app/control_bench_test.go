@@ -146,14 +146,12 @@ func benchServer(b testing.TB, databaseURL string, simulate bool) *app.App {
 
 func benchAsset(id string, pv bool) assets.Asset {
 	x := assets.NewAsset(id, "load", "Battery "+id, "Leipzig", assets.Standalone)
-	x.UsablePowerCapacityMW, x.UsableEnergyCapacityMWh = ptr(10.0), ptr(20.0)
-	x.ChargeEfficiency, x.DischargeEfficiency = ptr(0.95), ptr(0.95)
-	x.MaxPosRampRateMWPerSec, x.MinNegRampRateMWPerSec = ptr(1.0), ptr(1.0)
+	x.UsablePowerCapacityMW, x.UsableEnergyCapacityMWh = new(10.0), new(20.0)
+	x.ChargeEfficiency, x.DischargeEfficiency = new(0.95), new(0.95)
+	x.MaxPosRampRateMWPerSec, x.MinNegRampRateMWPerSec = new(1.0), new(1.0)
 	x.ControlEnabled, x.PVActive = true, pv
 	return x
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // recordDay stores one asset-day of simulated history for history-day,
 // as the control loop's recorder would have written it.

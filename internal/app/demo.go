@@ -33,15 +33,15 @@ func demoAsset() assets.Asset {
 	a.Description = &desc
 	a.Country = &country
 	a.TSO = &tso
-	a.UsablePowerCapacityMW = ptr(10.0)
-	a.UsableEnergyCapacityMWh = ptr(20.0)
-	a.GridConnectionPowerMW = ptr(10.0)
-	a.ChargeEfficiency = ptr(0.95)
-	a.DischargeEfficiency = ptr(0.95)
-	a.MaxPosRampRateMWPerSec = ptr(2.0)
-	a.MinNegRampRateMWPerSec = ptr(2.0)
-	a.Latitude = ptr(52.41)
-	a.Longitude = ptr(13.07)
+	a.UsablePowerCapacityMW = new(10.0)
+	a.UsableEnergyCapacityMWh = new(20.0)
+	a.GridConnectionPowerMW = new(10.0)
+	a.ChargeEfficiency = new(0.95)
+	a.DischargeEfficiency = new(0.95)
+	a.MaxPosRampRateMWPerSec = new(2.0)
+	a.MinNegRampRateMWPerSec = new(2.0)
+	a.Latitude = new(52.41)
+	a.Longitude = new(13.07)
 	a.AFRRPrequalifiedNegMW = 10
 	a.AFRRPrequalifiedPosMW = 0
 	a.FCRPrequalifiedMW = 0
@@ -51,5 +51,3 @@ func demoAsset() assets.Asset {
 	a.OperationalStatus = assets.Live
 	return a
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -94,13 +94,14 @@ type ClientStore interface {
 	DeleteIntegration(ctx context.Context, vis auth.Visibility, id string) error
 	// Secrets lists the secrets of a visible integration, oldest first.
 	Secrets(ctx context.Context, vis auth.Visibility, integrationID string) ([]SecretInfo, error)
-	// AddSecret adds s to its visible integration unless that already
-	// holds limit secrets (errs.Conflict "secret_limit_reached"); the count
-	// and the insert are one atomic step.
-	AddSecret(ctx context.Context, vis auth.Visibility, s StoredSecret, limit int) error
-	// DeleteSecret deletes a secret of a visible integration unless it is
-	// the last one (errs.Conflict "last_secret"), atomically.
-	DeleteSecret(ctx context.Context, vis auth.Visibility, integrationID, secretID string) error
+	// AddSecret adds s to its visible integration unless allow, given
+	// the number of secrets the integration holds, refuses with an error;
+	// the count, allow and the insert are one atomic step.
+	AddSecret(ctx context.Context, vis auth.Visibility, s StoredSecret, allow func(held int) error) error
+	// DeleteSecret deletes a secret of a visible integration unless allow,
+	// given the number of secrets the integration holds, refuses with an
+	// error; atomically.
+	DeleteSecret(ctx context.Context, vis auth.Visibility, integrationID, secretID string, allow func(held int) error) error
 	// ClientSecrets returns an integration of any organisation with its
 	// secrets (ids and hashes), oldest first, for client authentication.
 	ClientSecrets(ctx context.Context, clientID string) (Integration, []StoredSecret, error)

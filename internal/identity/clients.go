@@ -28,6 +28,28 @@ const (
 // that secrets can be rotated without downtime (document 1, Limits).
 const MaxActiveSecrets = 2
 
+// AllowAnotherSecret is the rule of adding a secret to an integration
+// holding held: at most MaxActiveSecrets in all. The store runs it in the
+// transaction of the insert.
+func AllowAnotherSecret(held int) error {
+	if held >= MaxActiveSecrets {
+		return errs.Conflictf(CodeSecretLimitReached,
+			"the integration already has %d active secrets; delete one before adding another", held)
+	}
+	return nil
+}
+
+// AllowSecretDeletion is the rule of deleting a secret of an integration
+// holding held: never the last one. The store runs it in the transaction
+// of the delete.
+func AllowSecretDeletion(held int) error {
+	if held == 1 {
+		return errs.Conflictf(CodeLastSecret,
+			"this is the integration's only secret; add a new secret first, or delete the integration")
+	}
+	return nil
+}
+
 // MaxIntegrationNameLength bounds an integration's name, in characters.
 const MaxIntegrationNameLength = 100
 
@@ -160,7 +182,7 @@ func (c *Clients) AddSecret(ctx context.Context, caller *auth.Principal, integra
 	if err != nil {
 		return CreatedSecret{}, err
 	}
-	if err := c.store.AddSecret(ctx, caller.Visibility(), s, MaxActiveSecrets); err != nil {
+	if err := c.store.AddSecret(ctx, caller.Visibility(), s, AllowAnotherSecret); err != nil {
 		return CreatedSecret{}, err
 	}
 	return CreatedSecret{SecretInfo: s.SecretInfo, Value: value}, nil
@@ -172,7 +194,7 @@ func (c *Clients) DeleteSecret(ctx context.Context, caller *auth.Principal, inte
 	if err := c.actOn(ctx, caller, integrationID); err != nil {
 		return err
 	}
-	return c.store.DeleteSecret(ctx, caller.Visibility(), integrationID, secretID)
+	return c.store.DeleteSecret(ctx, caller.Visibility(), integrationID, secretID, AllowSecretDeletion)
 }
 
 // EnsureIntegration creates, unless an integration with clientID exists,

@@ -118,3 +118,26 @@ func TestSecretIDOf(t *testing.T) {
 		}
 	}
 }
+
+func TestSecretRules(t *testing.T) {
+	code := func(err error) string {
+		var e *errs.Error
+		if errors.As(err, &e) && e.Kind == errs.Conflict {
+			return e.Code
+		}
+		if err != nil {
+			t.Fatalf("not a conflict: %v", err)
+		}
+		return ""
+	}
+	for held, want := range map[int]string{0: "", MaxActiveSecrets - 1: "", MaxActiveSecrets: CodeSecretLimitReached, MaxActiveSecrets + 1: CodeSecretLimitReached} {
+		if got := code(AllowAnotherSecret(held)); got != want {
+			t.Errorf("adding to %d secrets: %q, want %q", held, got, want)
+		}
+	}
+	for held, want := range map[int]string{1: CodeLastSecret, 2: ""} {
+		if got := code(AllowSecretDeletion(held)); got != want {
+			t.Errorf("deleting one of %d secrets: %q, want %q", held, got, want)
+		}
+	}
+}

@@ -61,7 +61,7 @@ func (e *matrixEnv) integration(t *testing.T, org string, scopes auth.ScopeSet, 
 		if i == 0 {
 			err = e.b.Clients().CreateIntegration(ctx, in, s)
 		} else {
-			err = e.b.Clients().AddSecret(ctx, everyOrg, s, identity.MaxActiveSecrets)
+			err = e.b.Clients().AddSecret(ctx, everyOrg, s, identity.AllowAnotherSecret)
 			tg.secondToDel = s.ID
 		}
 		if err != nil {

@@ -201,7 +201,7 @@ func (s *Service) OpenCurtailment(ctx context.Context, assetID string, at time.T
 	}
 	c := Curtailment{ID: uuid.NewString(), OrganizationID: a.OrganizationID, AssetID: a.ID, Start: at.UTC(),
 		MaxCurtailment: maxMW, MinCurtailment: minMW}
-	return c, s.store.OpenCurtailment(ctx, c)
+	return c, s.store.OpenCurtailment(ctx, c, AllowCurtailment)
 }
 
 // CloseCurtailment ends the asset's ongoing curtailment at at; errs.NotFound

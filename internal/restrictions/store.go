@@ -49,9 +49,10 @@ type Store interface {
 	// expiry), that request is written and the error returned.
 	DecideRequest(ctx context.Context, v auth.Visibility, id string, decide func(Request, []Interval) (Request, *Change, error)) (Request, error)
 
-	// OpenCurtailment stores c unless the asset has an ongoing one
-	// (errs.Conflict curtailment_ongoing).
-	OpenCurtailment(ctx context.Context, c Curtailment) error
+	// OpenCurtailment stores c unless allow, given the asset's ongoing
+	// curtailment (nil for none), refuses with an error; atomically and
+	// serialised with the other openings on the asset.
+	OpenCurtailment(ctx context.Context, c Curtailment, allow func(ongoing *Curtailment) error) error
 	// CloseCurtailment ends the asset's ongoing curtailment at end and
 	// returns it; errs.NotFound when none is ongoing.
 	CloseCurtailment(ctx context.Context, assetID string, end time.Time) (Curtailment, error)

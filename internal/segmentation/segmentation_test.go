@@ -11,8 +11,6 @@ import (
 	"atcp/internal/errs"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 func segs(shares ...float64) []Segment {
 	out := make([]Segment, len(shares))
 	for i, s := range shares {
@@ -46,7 +44,7 @@ func TestValidate(t *testing.T) {
 		{"valid proportional", "bess-1", Proportional, segs(0.5, 0.5), nil},
 		{"valid priority with tolerance", "bess-1", Priority, segs(1.0/3, 1.0/3, 1.0/3), nil},
 		{"valid colour and counterparty", "bess-1", Proportional, []Segment{
-			{ID: "trader-a", Name: "A", Share: 0.7, Color: ptr("#A0b1C2"), Counterparty: ptr("Trader A")},
+			{ID: "trader-a", Name: "A", Share: 0.7, Color: new("#A0b1C2"), Counterparty: new("Trader A")},
 			{ID: "b", Name: "B", Share: 0.3}}, nil},
 		{"unknown mode", "bess-1", "fair", segs(0.5, 0.5), []string{"body.mode"}},
 		{"one segment", "bess-1", Proportional, segs(1), []string{"body.segments"}},
@@ -65,21 +63,21 @@ func TestValidate(t *testing.T) {
 		{"bad id", "bess-1", Proportional, []Segment{{ID: "A.b", Name: "A", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}, []string{"body.segments[0].segment_id"}},
 		{"virtual id too long", strings.Repeat("p", 60), Proportional, []Segment{{ID: "abcdef", Name: "A", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}, []string{"body.segments[0].segment_id"}},
 		{"blank name", "bess-1", Proportional, []Segment{{ID: "a", Name: "  ", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}, []string{"body.segments[0].name"}},
-		{"bad colour", "bess-1", Proportional, []Segment{{ID: "a", Name: "A", Share: 0.5, Color: ptr("red")}, {ID: "b", Name: "B", Share: 0.5, Color: ptr("#12345")}},
+		{"bad colour", "bess-1", Proportional, []Segment{{ID: "a", Name: "A", Share: 0.5, Color: new("red")}, {ID: "b", Name: "B", Share: 0.5, Color: new("#12345")}},
 			[]string{"body.segments[0].color", "body.segments[1].color"}},
-		{"long counterparty", "bess-1", Proportional, []Segment{{ID: "a", Name: "A", Share: 0.5, Counterparty: ptr(strings.Repeat("c", 201))}, {ID: "b", Name: "B", Share: 0.5}},
+		{"long counterparty", "bess-1", Proportional, []Segment{{ID: "a", Name: "A", Share: 0.5, Counterparty: new(strings.Repeat("c", 201))}, {ID: "b", Name: "B", Share: 0.5}},
 			[]string{"body.segments[0].counterparty"}},
 		{"name with NUL", "bess-1", Proportional, []Segment{{ID: "a", Name: "A\x00", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}, []string{"body.segments[0].name"}},
 		{"name of NUL only", "bess-1", Proportional, []Segment{{ID: "a", Name: "A", Share: 0.5}, {ID: "b", Name: "\x00", Share: 0.5}}, []string{"body.segments[1].name"}},
 		{"name with escape", "bess-1", Proportional, []Segment{{ID: "a", Name: "\x1b[31mA", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}, []string{"body.segments[0].name"}},
 		{"name with line break", "bess-1", Proportional, []Segment{{ID: "a", Name: "A\nB", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}, []string{"body.segments[0].name"}},
 		{"name not UTF-8", "bess-1", Proportional, []Segment{{ID: "a", Name: "A\xff", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}, []string{"body.segments[0].name"}},
-		{"counterparty with NUL", "bess-1", Proportional, []Segment{{ID: "a", Name: "A", Share: 0.5, Counterparty: ptr("Trader\x00")}, {ID: "b", Name: "B", Share: 0.5}},
+		{"counterparty with NUL", "bess-1", Proportional, []Segment{{ID: "a", Name: "A", Share: 0.5, Counterparty: new("Trader\x00")}, {ID: "b", Name: "B", Share: 0.5}},
 			[]string{"body.segments[0].counterparty"}},
-		{"counterparty with a C1 control", "bess-1", Proportional, []Segment{{ID: "a", Name: "A", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5, Counterparty: ptr("Trader\u009b")}},
+		{"counterparty with a C1 control", "bess-1", Proportional, []Segment{{ID: "a", Name: "A", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5, Counterparty: new("Trader\u009b")}},
 			[]string{"body.segments[1].counterparty"}},
 		{"segment id with NUL", "bess-1", Proportional, []Segment{{ID: "a\x00", Name: "A", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}, []string{"body.segments[0].segment_id"}},
-		{"names in other scripts", "bess-1", Proportional, []Segment{{ID: "a", Name: "Händler Süd", Share: 0.5}, {ID: "b", Name: "蓄電池", Share: 0.5, Counterparty: ptr("Energie – Nord")}}, nil},
+		{"names in other scripts", "bess-1", Proportional, []Segment{{ID: "a", Name: "Händler Süd", Share: 0.5}, {ID: "b", Name: "蓄電池", Share: 0.5, Counterparty: new("Energie – Nord")}}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,7 +120,7 @@ func TestSplitVirtualAssetID(t *testing.T) {
 
 func TestVirtualAsset(t *testing.T) {
 	parent := assets.NewAsset("bess-1", "acme", "Leipzig 1", "Leipzig", assets.Standalone)
-	parent.UsablePowerCapacityMW, parent.UsableEnergyCapacityMWh = ptr(10.0), ptr(20.0)
+	parent.UsablePowerCapacityMW, parent.UsableEnergyCapacityMWh = new(10.0), new(20.0)
 	parent.AFRRPrequalifiedNegMW, parent.FCRPrequalifiedMW = 8, 4
 	v := VirtualAsset(parent, Segment{ID: "a", Name: "Trader A", Share: 0.25})
 	if v.ID != "bess-1.a" || !v.IsVirtual() || *v.ParentAssetID != "bess-1" || v.OrganizationID != "acme" || v.Name != "Leipzig 1 / Trader A" {
@@ -137,7 +135,7 @@ func TestVirtualAsset(t *testing.T) {
 }
 
 func TestCodecRoundTrip(t *testing.T) {
-	in := []Segment{{ID: "a", Name: "A", Share: 0.6, Color: ptr("#ffffff")}, {ID: "b", Name: "B", Share: 0.4, Counterparty: ptr("X")}}
+	in := []Segment{{ID: "a", Name: "A", Share: 0.6, Color: new("#ffffff")}, {ID: "b", Name: "B", Share: 0.4, Counterparty: new("X")}}
 	data, err := EncodeSegments(in)
 	if err != nil {
 		t.Fatal(err)

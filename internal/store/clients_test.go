@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -97,13 +98,13 @@ func TestIntegrationStore(t *testing.T) {
 		if _, err := s.Secrets(ctx, betaOnly, scada.ID); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("beta lists acme's secrets: %v", err)
 		}
-		wantKind(t, s.DeleteSecret(ctx, acmeOnly, scada.ID, first.ID), errs.Conflict, identity.CodeLastSecret)
-		wantKind(t, s.AddSecret(ctx, betaOnly, newSecret(scada.ID, at), 2), errs.NotFound, "")
+		wantKind(t, s.DeleteSecret(ctx, acmeOnly, scada.ID, first.ID, identity.AllowSecretDeletion), errs.Conflict, identity.CodeLastSecret)
+		wantKind(t, s.AddSecret(ctx, betaOnly, newSecret(scada.ID, at), identity.AllowAnotherSecret), errs.NotFound, "")
 		second := newSecret(scada.ID, at.Add(time.Minute))
-		if err := s.AddSecret(ctx, acmeOnly, second, 2); err != nil {
+		if err := s.AddSecret(ctx, acmeOnly, second, identity.AllowAnotherSecret); err != nil {
 			t.Fatal(err)
 		}
-		wantKind(t, s.AddSecret(ctx, acmeOnly, newSecret(scada.ID, at), 2), errs.Conflict, identity.CodeSecretLimitReached)
+		wantKind(t, s.AddSecret(ctx, acmeOnly, newSecret(scada.ID, at), identity.AllowAnotherSecret), errs.Conflict, identity.CodeSecretLimitReached)
 		in, stored, err := s.ClientSecrets(ctx, scada.ID)
 		if err != nil || in.OrganizationID != "acme" || len(stored) != 2 {
 			t.Fatalf("client secrets %+v %v %v", in, stored, err)
@@ -112,10 +113,10 @@ func TestIntegrationStore(t *testing.T) {
 			stored[1].ID != second.ID || stored[1].IntegrationID != scada.ID {
 			t.Fatalf("client secrets, oldest first: %+v; want %s then %s", stored, first.ID, second.ID)
 		}
-		wantKind(t, s.DeleteSecret(ctx, acmeOnly, scada.ID, uuid.NewString()), errs.NotFound, "")
-		wantKind(t, s.DeleteSecret(ctx, betaOnly, scada.ID, first.ID), errs.NotFound, "")
-		wantKind(t, s.DeleteSecret(ctx, acmeOnly, betaScada.ID, betaSecret.ID), errs.NotFound, "")
-		if err := s.DeleteSecret(ctx, acmeOnly, scada.ID, first.ID); err != nil {
+		wantKind(t, s.DeleteSecret(ctx, acmeOnly, scada.ID, uuid.NewString(), identity.AllowSecretDeletion), errs.NotFound, "")
+		wantKind(t, s.DeleteSecret(ctx, betaOnly, scada.ID, first.ID, identity.AllowSecretDeletion), errs.NotFound, "")
+		wantKind(t, s.DeleteSecret(ctx, acmeOnly, betaScada.ID, betaSecret.ID, identity.AllowSecretDeletion), errs.NotFound, "")
+		if err := s.DeleteSecret(ctx, acmeOnly, scada.ID, first.ID, identity.AllowSecretDeletion); err != nil {
 			t.Fatal(err)
 		}
 		if secrets, _ := s.Secrets(ctx, acmeOnly, scada.ID); len(secrets) != 1 || secrets[0].ID != second.ID {
@@ -179,7 +180,7 @@ func TestSecretLimitUnderConcurrency(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 16 {
 			wg.Go(func() {
-				err := s.AddSecret(ctx, acmeOnly, newSecret(in.ID, testkit.Start), identity.MaxActiveSecrets)
+				err := s.AddSecret(ctx, acmeOnly, newSecret(in.ID, testkit.Start), identity.AllowAnotherSecret)
 				switch {
 				case err == nil:
 					ok.Add(1)
@@ -343,6 +344,38 @@ func TestRefreshRotationUnderConcurrency(t *testing.T) {
 		wg.Wait()
 		if rotations.Load() != 1 || reuses.Load() != 7 {
 			t.Fatalf("%d rotations, %d reuses", rotations.Load(), reuses.Load())
+		}
+	})
+}
+
+// The secret rules are the domain's: the store gives them the number of
+// secrets held, in the transaction, and stores nothing when they refuse.
+func TestSecretRulesRunInTheTransaction(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		s := clientsFixture(t, b)
+		in, first := newIntegration("acme", "scada", testkit.Start)
+		if err := s.CreateIntegration(ctx, in, first); err != nil {
+			t.Fatal(err)
+		}
+		refused := errs.Conflictf("refused", "refused")
+		var held []int
+		refuse := func(n int) error { held = append(held, n); return refused }
+		if err := s.AddSecret(ctx, acmeOnly, newSecret(in.ID, testkit.Start), refuse); err != error(refused) {
+			t.Fatalf("add secret: %v", err)
+		}
+		second := newSecret(in.ID, testkit.Start)
+		if err := s.AddSecret(ctx, acmeOnly, second, func(int) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteSecret(ctx, acmeOnly, in.ID, first.ID, refuse); err != error(refused) {
+			t.Fatalf("delete secret: %v", err)
+		}
+		if secrets, err := s.Secrets(ctx, acmeOnly, in.ID); err != nil || len(secrets) != 2 {
+			t.Fatalf("secrets %+v, %v", secrets, err)
+		}
+		if !slices.Equal(held, []int{1, 2}) {
+			t.Fatalf("the rules saw %v secrets held, want [1 2]", held)
 		}
 	})
 }

@@ -148,10 +148,10 @@ func TestCredentialChangesAreAnnounced(t *testing.T) {
 			t.Fatal(err)
 		}
 		second := newSecret(scada.ID, now)
-		if err := s.AddSecret(ctx, acmeOnly, second, identity.MaxActiveSecrets); err != nil {
+		if err := s.AddSecret(ctx, acmeOnly, second, identity.AllowAnotherSecret); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DeleteSecret(ctx, acmeOnly, scada.ID, first.ID); err != nil {
+		if err := s.DeleteSecret(ctx, acmeOnly, scada.ID, first.ID, identity.AllowSecretDeletion); err != nil {
 			t.Fatal(err)
 		}
 		announced("delete secret", scada.ID)
@@ -220,7 +220,7 @@ func TestCredentialChangesAreAnnounced(t *testing.T) {
 		if err := s.CreateIntegration(ctx, single, singleSecret); err != nil {
 			t.Fatal(err)
 		}
-		wantKind(t, s.DeleteSecret(ctx, betaOnly, single.ID, singleSecret.ID), errs.Conflict, identity.CodeLastSecret)
+		wantKind(t, s.DeleteSecret(ctx, betaOnly, single.ID, singleSecret.ID, identity.AllowSecretDeletion), errs.Conflict, identity.CodeLastSecret)
 		wantKind(t, s.DeleteIntegration(ctx, acmeOnly, single.ID), errs.NotFound, "")
 		frank := dirUser("beta", "frank@beta.test", auth.AssetRead)
 		if err := ds.CreateUser(ctx, frank, nil); err != nil {

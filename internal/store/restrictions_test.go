@@ -186,3 +186,58 @@ func TestRestrictionsActiveAt(t *testing.T) {
 		}
 	})
 }
+
+// TestCurtailmentOpening: the domain's rule gets the asset's ongoing
+// curtailment in the transaction, a refusal stores nothing, and of
+// concurrent openings exactly one is stored.
+func TestCurtailmentOpening(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		withAssetOrganizations(t, b)
+		ctx, s := context.Background(), b.Restrictions()
+		curtailment := func(at time.Duration) restrictions.Curtailment {
+			return restrictions.Curtailment{ID: uuid.NewString(), OrganizationID: "acme", AssetID: "a1",
+				Start: testkit.Start.Add(at), MaxCurtailment: 3, MinCurtailment: 1}
+		}
+		var seen []*restrictions.Curtailment
+		rule := func(ongoing *restrictions.Curtailment) error {
+			seen = append(seen, ongoing)
+			return restrictions.AllowCurtailment(ongoing)
+		}
+		first := curtailment(0)
+		if err := s.OpenCurtailment(ctx, first, rule); err != nil {
+			t.Fatal(err)
+		}
+		wantKind(t, s.OpenCurtailment(ctx, curtailment(time.Minute), rule), errs.Conflict, "curtailment_ongoing")
+		if len(seen) != 2 || seen[0] != nil || seen[1] == nil || seen[1].ID != first.ID || !seen[1].Start.Equal(first.Start) {
+			t.Fatalf("the rule saw %+v; want none, then %s", seen, first.ID)
+		}
+		list, err := s.Curtailments(ctx, auth.Visibility{All: true}, "a1", restrictions.Window{})
+		if err != nil || len(list) != 1 {
+			t.Fatalf("after a refused opening: %+v, %v", list, err)
+		}
+
+		if _, err := s.CloseCurtailment(ctx, "a1", testkit.Start.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errsOf := make([]error, 8)
+		for i := range errsOf {
+			wg.Go(func() {
+				errsOf[i] = s.OpenCurtailment(ctx, curtailment(2*time.Hour), restrictions.AllowCurtailment)
+			})
+		}
+		wg.Wait()
+		opened := 0
+		for _, err := range errsOf {
+			switch {
+			case err == nil:
+				opened++
+			case !errs.Is(err, errs.Conflict):
+				t.Error(err)
+			}
+		}
+		if opened != 1 {
+			t.Fatalf("%d concurrent openings succeeded, want 1", opened)
+		}
+	})
+}

@@ -2,12 +2,17 @@ package store_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"atcp/internal/auth"
 	"atcp/internal/clock"
+	"atcp/internal/errs"
+	"atcp/internal/identity"
+	"atcp/internal/markets/bids"
 	"atcp/internal/store"
 	"atcp/internal/testkit"
 )
@@ -68,4 +73,35 @@ func TestOpenRejectsUnknownURL(t *testing.T) {
 	if b, err := store.Open(context.Background(), "sqlite:///dev/null/nope/atcp.db", ""); err == nil || b != nil {
 		t.Fatalf("open of an impossible path: %v, %v", b, err)
 	}
+}
+
+// A driver error names the store operation that failed, so that a logged
+// internal error says where; domain errors keep the client's message.
+func TestStoreErrorsNameTheOperation(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		cancelled, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := b.Bids().List(cancelled, auth.Visibility{All: true}, "bess", bids.FCR, bids.Filter{})
+		if err == nil || !strings.HasPrefix(err.Error(), "bids: list: ") || !errors.Is(err, context.Canceled) {
+			t.Errorf("bids list on a cancelled context: %v", err)
+		}
+		_, err = b.Directory().Organizations(cancelled)
+		if err == nil || !strings.HasPrefix(err.Error(), "directory: organizations: ") || !errors.Is(err, context.Canceled) {
+			t.Errorf("organizations on a cancelled context: %v", err)
+		}
+
+		ctx := context.Background()
+		_, err = b.Directory().UserByID(ctx, "nobody")
+		if !errs.Is(err, errs.NotFound) || err.Error() != "user not found" {
+			t.Errorf("unknown user: %v", err)
+		}
+		org := identity.Organization{ID: "acme", Name: "Acme", CreatedAt: testkit.Start}
+		if err := b.Directory().CreateOrganization(ctx, org); err != nil {
+			t.Fatal(err)
+		}
+		err = b.Directory().CreateOrganization(ctx, org)
+		if !isCode(err, identity.CodeOrganizationExists) || strings.Contains(err.Error(), "directory:") {
+			t.Errorf("second organisation acme: %v", err)
+		}
+	})
 }

@@ -140,8 +140,6 @@ type reportInput struct {
 	EndTime   time.Time `query:"end_time" required:"true" doc:"Exclusive, on a 15-minute UTC mark; at most 1 hour after start_time."`
 }
 
-type output[B any] struct{ Body B }
-
 func toImmediate(im dispatch.Immediate) ImmediateDispatch {
 	return ImmediateDispatch{StartTime: im.Start, EndTime: im.End, SetPowerMW: im.SetPowerMW}
 }
@@ -149,13 +147,6 @@ func toImmediate(im dispatch.Immediate) ImmediateDispatch {
 func toEvent(e dispatch.Event) ScheduledDispatchEvent {
 	return ScheduledDispatchEvent{ControlMode: string(e.ControlMode), SetPowerMW: e.BESSPowerMW, BESSPowerMW: e.BESSPowerMW,
 		PoCPowerMW: e.PoCPowerMW, DeliveryTime: e.DeliveryTime, SetTime: e.SetTime}
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 func optional(s string) *string {
@@ -207,7 +198,7 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 			"ending exactly at start_time or starting exactly at end_time is excluded. 422 for a start_time more than 30 days back " +
 			"or an empty window." + virtualNote,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.DispatchRead), func(ctx context.Context, in *immediateListInput) (*output[ImmediateDispatchList], error) {
+	}, httpapi.Scopes(auth.DispatchRead), func(ctx context.Context, in *immediateListInput) (*httpapi.Output[ImmediateDispatchList], error) {
 		list, err := svc.Immediates(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID,
 			dispatch.Window{From: in.StartTime, To: in.EndTime}, dispatch.ImmediateSort(in.SortBy), dispatch.Order(in.SortOrder))
 		if err != nil {
@@ -217,7 +208,7 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 		for i, im := range list {
 			out.Dispatches[i] = toImmediate(im)
 		}
-		return &output[ImmediateDispatchList]{Body: out}, nil
+		return &httpapi.Output[ImmediateDispatchList]{Body: out}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -230,13 +221,13 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 			"not in the future or |set_power_mw| above twice usable_power_capacity_mw; above the capacity itself a warning, or 409 " +
 			"strict_validation when the asset has strict_validation. 409 control_disabled when battery control is off." + virtualNote,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.DispatchWrite), func(ctx context.Context, in *immediateCreateInput) (*output[ImmediateDispatchCreated], error) {
+	}, httpapi.Scopes(auth.DispatchWrite), func(ctx context.Context, in *immediateCreateInput) (*httpapi.Output[ImmediateDispatchCreated], error) {
 		im, warnings, err := svc.StartImmediate(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, dispatch.ImmediateDraft{
 			Start: in.Body.StartTime, End: in.Body.EndTime, SetPowerMW: in.Body.SetPowerMW})
 		if err != nil {
 			return nil, err
 		}
-		return &output[ImmediateDispatchCreated]{Body: ImmediateDispatchCreated{ImmediateDispatch: toImmediate(im), Warnings: nonNil(warnings)}}, nil
+		return &httpapi.Output[ImmediateDispatchCreated]{Body: ImmediateDispatchCreated{ImmediateDispatch: toImmediate(im), Warnings: httpapi.NonNil(warnings)}}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -245,12 +236,12 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 		Summary:     "End the immediate dispatch in force",
 		Description: "Sets its end_time to now and returns it; the scheduled wholesale power applies again. 404 when none is in force. Allowed while battery control is off, so that an override cannot resume when control returns." + virtualNote,
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
-	}, httpapi.Scopes(auth.DispatchWrite), func(ctx context.Context, in *assetInput) (*output[ImmediateDispatch], error) {
+	}, httpapi.Scopes(auth.DispatchWrite), func(ctx context.Context, in *assetInput) (*httpapi.Output[ImmediateDispatch], error) {
 		im, err := svc.DisableImmediate(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID)
 		if err != nil {
 			return nil, err
 		}
-		return &output[ImmediateDispatch]{Body: toImmediate(im)}, nil
+		return &httpapi.Output[ImmediateDispatch]{Body: toImmediate(im)}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -262,16 +253,16 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 			"15-minute marks, at most 30 days back (422 otherwise). Currently control_mode is reported as bess_only and " +
 			"poc_power_mw as null for all events. warnings name immediate dispatches overriding the window." + virtualNote,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.DispatchRead), func(ctx context.Context, in *scheduledGetInput) (*output[ScheduledDispatchList], error) {
+	}, httpapi.Scopes(auth.DispatchRead), func(ctx context.Context, in *scheduledGetInput) (*httpapi.Output[ScheduledDispatchList], error) {
 		list, warnings, err := svc.ScheduledEvents(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.StartTime, in.EndTime)
 		if err != nil {
 			return nil, err
 		}
-		out := ScheduledDispatchList{Schedules: make([]ScheduledDispatchEvent, len(list)), Warnings: nonNil(warnings)}
+		out := ScheduledDispatchList{Schedules: make([]ScheduledDispatchEvent, len(list)), Warnings: httpapi.NonNil(warnings)}
 		for i, e := range list {
 			out.Schedules[i] = toEvent(dispatch.Reported(e))
 		}
-		return &output[ScheduledDispatchList]{Body: out}, nil
+		return &httpapi.Output[ScheduledDispatchList]{Body: out}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -285,7 +276,7 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 			"body.schedules[i].<field>), or lands in a block starting in under 6 minutes (409 gate_closed). Returns the stored " +
 			"events of the replaced blocks (including events carried over to block starts)." + virtualNote,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.DispatchWrite), func(ctx context.Context, in *scheduledPutInput) (*output[ScheduledDispatchList], error) {
+	}, httpapi.Scopes(auth.DispatchWrite), func(ctx context.Context, in *scheduledPutInput) (*httpapi.Output[ScheduledDispatchList], error) {
 		targets := make([]dispatch.Target, len(in.Body.Schedules))
 		for i, t := range in.Body.Schedules {
 			targets[i] = dispatch.Target{ControlMode: t.ControlMode, BESSPowerMW: t.BESSPowerMW, PowerMW: t.PowerMW,
@@ -295,11 +286,11 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 		if err != nil {
 			return nil, err
 		}
-		out := ScheduledDispatchList{Schedules: make([]ScheduledDispatchEvent, len(sch.Events)), Warnings: nonNil(sch.Warnings)}
+		out := ScheduledDispatchList{Schedules: make([]ScheduledDispatchEvent, len(sch.Events)), Warnings: httpapi.NonNil(sch.Warnings)}
 		for i, e := range sch.Events {
 			out.Schedules[i] = toEvent(e)
 		}
-		return &output[ScheduledDispatchList]{Body: out}, nil
+		return &httpapi.Output[ScheduledDispatchList]{Body: out}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -309,12 +300,12 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 		Description: "The step-interpolated scheduled battery power at now + seconds_into_the_future: the most recent event at or " +
 			"before that instant in its delivery block, with that event's set_time; the block start and 0 MW when there is none." + virtualNote,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.DispatchRead), func(ctx context.Context, in *anticipatedInput) (*output[AnticipatedDispatch], error) {
+	}, httpapi.Scopes(auth.DispatchRead), func(ctx context.Context, in *anticipatedInput) (*httpapi.Output[AnticipatedDispatch], error) {
 		setTime, mw, err := svc.Anticipated(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, time.Duration(in.Seconds)*time.Second)
 		if err != nil {
 			return nil, err
 		}
-		return &output[AnticipatedDispatch]{Body: AnticipatedDispatch{SetTime: setTime, SetPowerMW: mw}}, nil
+		return &httpapi.Output[AnticipatedDispatch]{Body: AnticipatedDispatch{SetTime: setTime, SetPowerMW: mw}}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -325,7 +316,7 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 			"bounds 15-minute aligned UTC, start before end, at most 1 hour apart (422 otherwise). An outcome is visible as soon " +
 			"as the control loop has executed the target." + virtualNote,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.ReportRead), func(ctx context.Context, in *reportInput) (*output[ScheduleDispatchReport], error) {
+	}, httpapi.Scopes(auth.ReportRead), func(ctx context.Context, in *reportInput) (*httpapi.Output[ScheduleDispatchReport], error) {
 		list, err := svc.Report(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.StartTime, in.EndTime)
 		if err != nil {
 			return nil, err
@@ -334,6 +325,6 @@ func Register(s *httpapi.Server, svc *dispatch.Service) {
 		for i, o := range list {
 			out.Dispatches[i] = toReportEntry(o)
 		}
-		return &output[ScheduleDispatchReport]{Body: out}, nil
+		return &httpapi.Output[ScheduleDispatchReport]{Body: out}, nil
 	})
 }

@@ -14,8 +14,6 @@ import (
 	"atcp/internal/markets/afrr"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 func at(s string) time.Time {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
@@ -133,7 +131,7 @@ func TestNewOverride(t *testing.T) {
 	now := at("2026-02-01T06:00:00Z")
 	valid := func() afrr.OverrideRequest {
 		return afrr.OverrideRequest{Product: "neg", Start: at("2026-02-01T08:00:00Z"), End: at("2026-02-01T09:00:00Z"),
-			Price: ptr("85.5"), MaxCapacityMW: ptr(5.0), Note: ptr("maintenance")}
+			Price: new("85.5"), MaxCapacityMW: new(5.0), Note: new("maintenance")}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -144,11 +142,11 @@ func TestNewOverride(t *testing.T) {
 	}{
 		{name: "valid", change: func(*afrr.OverrideRequest) {}},
 		{name: "all values unset", change: func(r *afrr.OverrideRequest) { r.Price, r.MaxCapacityMW, r.Note = nil, nil, nil }},
-		{name: "cap zero", change: func(r *afrr.OverrideRequest) { r.MaxCapacityMW = ptr(0.0) }},
-		{name: "cap at prequalified", change: func(r *afrr.OverrideRequest) { r.MaxCapacityMW = ptr(10.0) }},
-		{name: "pos cap above prequalified", change: func(r *afrr.OverrideRequest) { r.Product, r.MaxCapacityMW = "pos", ptr(4.5) },
+		{name: "cap zero", change: func(r *afrr.OverrideRequest) { r.MaxCapacityMW = new(0.0) }},
+		{name: "cap at prequalified", change: func(r *afrr.OverrideRequest) { r.MaxCapacityMW = new(10.0) }},
+		{name: "pos cap above prequalified", change: func(r *afrr.OverrideRequest) { r.Product, r.MaxCapacityMW = "pos", new(4.5) },
 			fields: []string{"body.max_capacity_mw"}},
-		{name: "negative cap", change: func(r *afrr.OverrideRequest) { r.MaxCapacityMW = ptr(-1.0) }, fields: []string{"body.max_capacity_mw"}},
+		{name: "negative cap", change: func(r *afrr.OverrideRequest) { r.MaxCapacityMW = new(-1.0) }, fields: []string{"body.max_capacity_mw"}},
 		{name: "na", change: func(r *afrr.OverrideRequest) { r.Product = "na" }, fields: []string{"body.product"}},
 		{name: "unknown product", change: func(r *afrr.OverrideRequest) { r.Product = "up" }, fields: []string{"body.product"}},
 		{name: "unaligned start", change: func(r *afrr.OverrideRequest) { r.Start = at("2026-02-01T08:05:00Z") }, fields: []string{"body.start_time"}},
@@ -160,15 +158,15 @@ func TestNewOverride(t *testing.T) {
 		{name: "offset times are instants", change: func(r *afrr.OverrideRequest) {
 			r.Start, r.End = at("2026-02-01T09:00:00+01:00"), at("2026-02-01T10:15:00+01:00")
 		}},
-		{name: "price precision", change: func(r *afrr.OverrideRequest) { r.Price = ptr("1.001") }, fields: []string{"body.price"}},
-		{name: "price range", change: func(r *afrr.OverrideRequest) { r.Price = ptr("-15000.01") }, fields: []string{"body.price"}},
-		{name: "long note", change: func(r *afrr.OverrideRequest) { r.Note = ptr(strings.Repeat("é", 1001)) }, fields: []string{"body.note"}},
-		{name: "note at limit", change: func(r *afrr.OverrideRequest) { r.Note = ptr(strings.Repeat("é", 1000)) }},
-		{name: "note with line breaks and tabs", change: func(r *afrr.OverrideRequest) { r.Note = ptr("grid works:\r\n\tfeeder 3") }},
-		{name: "note with NUL", change: func(r *afrr.OverrideRequest) { r.Note = ptr("works\x00") }, fields: []string{"body.note"}},
-		{name: "note with escape", change: func(r *afrr.OverrideRequest) { r.Note = ptr("\x1b[8mhidden") }, fields: []string{"body.note"}},
+		{name: "price precision", change: func(r *afrr.OverrideRequest) { r.Price = new("1.001") }, fields: []string{"body.price"}},
+		{name: "price range", change: func(r *afrr.OverrideRequest) { r.Price = new("-15000.01") }, fields: []string{"body.price"}},
+		{name: "long note", change: func(r *afrr.OverrideRequest) { r.Note = new(strings.Repeat("é", 1001)) }, fields: []string{"body.note"}},
+		{name: "note at limit", change: func(r *afrr.OverrideRequest) { r.Note = new(strings.Repeat("é", 1000)) }},
+		{name: "note with line breaks and tabs", change: func(r *afrr.OverrideRequest) { r.Note = new("grid works:\r\n\tfeeder 3") }},
+		{name: "note with NUL", change: func(r *afrr.OverrideRequest) { r.Note = new("works\x00") }, fields: []string{"body.note"}},
+		{name: "note with escape", change: func(r *afrr.OverrideRequest) { r.Note = new("\x1b[8mhidden") }, fields: []string{"body.note"}},
 		{name: "every problem at once", change: func(r *afrr.OverrideRequest) {
-			r.Product, r.Start, r.End, r.Price = "na", at("2026-02-01T08:01:00Z"), at("2026-02-01T08:00:00Z"), ptr("x")
+			r.Product, r.Start, r.End, r.Price = "na", at("2026-02-01T08:01:00Z"), at("2026-02-01T08:00:00Z"), new("x")
 		}, fields: []string{"body.end_time", "body.price", "body.product", "body.start_time"}},
 		{name: "gate open 11 s before", now: at("2026-02-01T07:59:49Z"), change: func(*afrr.OverrideRequest) {}},
 		{name: "gate closes 10 s before", now: at("2026-02-01T07:59:50Z"), change: func(*afrr.OverrideRequest) {}, code: "gate_closed"},
@@ -215,12 +213,12 @@ func TestNewDefault(t *testing.T) {
 		req    afrr.DefaultRequest
 		fields []string
 	}{
-		{"valid", afrr.DefaultRequest{Product: "neg", Price: "-20", MaxCapacityMW: ptr(7.5)}, nil},
+		{"valid", afrr.DefaultRequest{Product: "neg", Price: "-20", MaxCapacityMW: new(7.5)}, nil},
 		{"no cap", afrr.DefaultRequest{Product: "pos", Price: "15000"}, nil},
 		{"na", afrr.DefaultRequest{Product: "na", Price: "1"}, []string{"body.product"}},
 		{"price", afrr.DefaultRequest{Product: "neg", Price: "15000.5"}, []string{"body.default_price"}},
-		{"cap above prequalified", afrr.DefaultRequest{Product: "pos", Price: "1", MaxCapacityMW: ptr(4.01)}, []string{"body.default_max_capacity_mw"}},
-		{"negative cap", afrr.DefaultRequest{Product: "neg", Price: "1", MaxCapacityMW: ptr(-0.5)}, []string{"body.default_max_capacity_mw"}},
+		{"cap above prequalified", afrr.DefaultRequest{Product: "pos", Price: "1", MaxCapacityMW: new(4.01)}, []string{"body.default_max_capacity_mw"}},
+		{"negative cap", afrr.DefaultRequest{Product: "neg", Price: "1", MaxCapacityMW: new(-0.5)}, []string{"body.default_max_capacity_mw"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := afrr.NewDefault(tc.req, testAsset(), now)
@@ -257,18 +255,18 @@ func TestFirstOpenBlock(t *testing.T) {
 
 func TestEffectiveBackupOffer(t *testing.T) {
 	defaults := []afrr.Default{
-		{Product: afrr.Neg, Price: dec("10"), MaxCapacityMW: ptr(8.0), EffectiveFrom: at("2026-02-01T06:00:00Z")},
+		{Product: afrr.Neg, Price: dec("10"), MaxCapacityMW: new(8.0), EffectiveFrom: at("2026-02-01T06:00:00Z")},
 		{Product: afrr.Neg, Price: dec("12.5"), MaxCapacityMW: nil, EffectiveFrom: at("2026-02-01T10:00:00Z")},
-		{Product: afrr.Pos, Price: dec("99"), MaxCapacityMW: ptr(1.0), EffectiveFrom: at("2026-02-01T00:00:00Z")},
+		{Product: afrr.Pos, Price: dec("99"), MaxCapacityMW: new(1.0), EffectiveFrom: at("2026-02-01T00:00:00Z")},
 	}
 	overrides := []afrr.Override{
-		{ID: "price-only", Product: afrr.Neg, Start: at("2026-02-01T08:00:00Z"), End: at("2026-02-01T11:00:00Z"), Price: ptr(dec("-5"))},
-		{ID: "cap-only", Product: afrr.Neg, Start: at("2026-02-01T12:00:00Z"), End: at("2026-02-01T12:30:00Z"), MaxCapacityMW: ptr(0.0)},
-		{ID: "both", Product: afrr.Neg, Start: at("2026-02-01T13:00:00Z"), End: at("2026-02-01T13:15:00Z"), Price: ptr(dec("1")), MaxCapacityMW: ptr(3.0)},
+		{ID: "price-only", Product: afrr.Neg, Start: at("2026-02-01T08:00:00Z"), End: at("2026-02-01T11:00:00Z"), Price: new(dec("-5"))},
+		{ID: "cap-only", Product: afrr.Neg, Start: at("2026-02-01T12:00:00Z"), End: at("2026-02-01T12:30:00Z"), MaxCapacityMW: new(0.0)},
+		{ID: "both", Product: afrr.Neg, Start: at("2026-02-01T13:00:00Z"), End: at("2026-02-01T13:15:00Z"), Price: new(dec("1")), MaxCapacityMW: new(3.0)},
 		{ID: "neither", Product: afrr.Neg, Start: at("2026-02-01T14:00:00Z"), End: at("2026-02-01T14:15:00Z")},
-		{ID: "pos", Product: afrr.Pos, Start: at("2026-02-01T08:00:00Z"), End: at("2026-02-01T09:00:00Z"), Price: ptr(dec("50"))},
-		{ID: "old", Product: afrr.Neg, Start: at("2026-02-01T16:00:00Z"), End: at("2026-02-01T17:00:00Z"), Price: ptr(dec("7")), CreatedAt: at("2026-02-01T01:00:00Z")},
-		{ID: "new", Product: afrr.Neg, Start: at("2026-02-01T16:00:00Z"), End: at("2026-02-01T16:30:00Z"), Price: ptr(dec("8")), CreatedAt: at("2026-02-01T02:00:00Z")},
+		{ID: "pos", Product: afrr.Pos, Start: at("2026-02-01T08:00:00Z"), End: at("2026-02-01T09:00:00Z"), Price: new(dec("50"))},
+		{ID: "old", Product: afrr.Neg, Start: at("2026-02-01T16:00:00Z"), End: at("2026-02-01T17:00:00Z"), Price: new(dec("7")), CreatedAt: at("2026-02-01T01:00:00Z")},
+		{ID: "new", Product: afrr.Neg, Start: at("2026-02-01T16:00:00Z"), End: at("2026-02-01T16:30:00Z"), Price: new(dec("8")), CreatedAt: at("2026-02-01T02:00:00Z")},
 	}
 	type want struct {
 		price       string // empty: nil
@@ -285,15 +283,15 @@ func TestEffectiveBackupOffer(t *testing.T) {
 		want    want
 	}{
 		{"before any default", afrr.Neg, "2026-02-01T05:45:00Z", want{"", afrr.FromNothing, nil, afrr.FromNothing, "", false}},
-		{"first default from its block", afrr.Neg, "2026-02-01T06:00:00Z", want{"10.00", afrr.FromDefault, ptr(8.0), afrr.FromDefault, "", true}},
-		{"override start is inclusive", afrr.Neg, "2026-02-01T08:00:00Z", want{"-5.00", afrr.FromOverride, ptr(8.0), afrr.FromDefault, "price-only", true}},
+		{"first default from its block", afrr.Neg, "2026-02-01T06:00:00Z", want{"10.00", afrr.FromDefault, new(8.0), afrr.FromDefault, "", true}},
+		{"override start is inclusive", afrr.Neg, "2026-02-01T08:00:00Z", want{"-5.00", afrr.FromOverride, new(8.0), afrr.FromDefault, "price-only", true}},
 		{"unset cap picks up the newer default", afrr.Neg, "2026-02-01T10:45:00Z", want{"-5.00", afrr.FromOverride, nil, afrr.FromDefault, "price-only", true}},
 		{"override end is exclusive", afrr.Neg, "2026-02-01T11:00:00Z", want{"12.50", afrr.FromDefault, nil, afrr.FromDefault, "", true}},
-		{"cap zero: not offered", afrr.Neg, "2026-02-01T12:15:00Z", want{"12.50", afrr.FromDefault, ptr(0.0), afrr.FromOverride, "cap-only", false}},
-		{"both set", afrr.Neg, "2026-02-01T13:00:00Z", want{"1.00", afrr.FromOverride, ptr(3.0), afrr.FromOverride, "both", true}},
+		{"cap zero: not offered", afrr.Neg, "2026-02-01T12:15:00Z", want{"12.50", afrr.FromDefault, new(0.0), afrr.FromOverride, "cap-only", false}},
+		{"both set", afrr.Neg, "2026-02-01T13:00:00Z", want{"1.00", afrr.FromOverride, new(3.0), afrr.FromOverride, "both", true}},
 		{"neither set", afrr.Neg, "2026-02-01T14:00:00Z", want{"12.50", afrr.FromDefault, nil, afrr.FromDefault, "neither", true}},
-		{"other product ignored", afrr.Pos, "2026-02-01T08:30:00Z", want{"50.00", afrr.FromOverride, ptr(1.0), afrr.FromDefault, "pos", true}},
-		{"pos default", afrr.Pos, "2026-02-01T13:00:00Z", want{"99.00", afrr.FromDefault, ptr(1.0), afrr.FromDefault, "", true}},
+		{"other product ignored", afrr.Pos, "2026-02-01T08:30:00Z", want{"50.00", afrr.FromOverride, new(1.0), afrr.FromDefault, "pos", true}},
+		{"pos default", afrr.Pos, "2026-02-01T13:00:00Z", want{"99.00", afrr.FromDefault, new(1.0), afrr.FromDefault, "", true}},
 		{"newest overlapping wins", afrr.Neg, "2026-02-01T16:15:00Z", want{"8.00", afrr.FromOverride, nil, afrr.FromDefault, "new", true}},
 		{"older where alone", afrr.Neg, "2026-02-01T16:30:00Z", want{"7.00", afrr.FromOverride, nil, afrr.FromDefault, "old", true}},
 	} {

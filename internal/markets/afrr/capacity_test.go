@@ -53,10 +53,10 @@ func TestCapacityPayment(t *testing.T) {
 		awarded *float64
 		want    *bids.Price
 	}{
-		{"full award", block, bids.Successful, ptr(5.0), ptr(bids.EUR(210))},
-		{"partial award", block, bids.Successful, ptr(3.0), ptr(bids.EUR(126))},
-		{"no awarded figure: the offer", block, bids.Successful, nil, ptr(bids.EUR(210))},
-		{"short block", short, bids.Successful, ptr(2.0), ptr(bids.Price(6300))},
+		{"full award", block, bids.Successful, new(5.0), new(bids.EUR(210))},
+		{"partial award", block, bids.Successful, new(3.0), new(bids.EUR(126))},
+		{"no awarded figure: the offer", block, bids.Successful, nil, new(bids.EUR(210))},
+		{"short block", short, bids.Successful, new(2.0), new(bids.Price(6300))},
 		{"rejected", block, bids.Rejected, nil, nil},
 		{"submitted", block, bids.Submitted, nil, nil},
 		{"pending", block, bids.Pending, nil, nil},
@@ -91,14 +91,14 @@ func TestCapacityTenderIntervals(t *testing.T) {
 		{"delivery day", afrr.CapacityIntervalQuery{Day: day("2026-02-02")}, 6, "2026-02-01T23:00:00Z", true, ""},
 		{"past day", afrr.CapacityIntervalQuery{Day: day("2026-02-01")}, 6, "2026-01-31T23:00:00Z", false, ""},
 		{"fall back: 25 hours", afrr.CapacityIntervalQuery{Day: day("2026-10-25")}, 6, "2026-10-24T22:00:00Z", false, ""},
-		{"window", afrr.CapacityIntervalQuery{Start: ptr(at("2026-02-02T03:00:00Z")), End: ptr(at("2026-02-02T11:00:00Z"))}, 2, "2026-02-02T03:00:00Z", true, ""},
+		{"window", afrr.CapacityIntervalQuery{Start: new(at("2026-02-02T03:00:00Z")), End: new(at("2026-02-02T11:00:00Z"))}, 2, "2026-02-02T03:00:00Z", true, ""},
 		// Open now: 2026-02-02 to 2026-02-07; bidding for 2026-02-08
 		// opens at 10:00 local time today, after now.
 		{"open now", afrr.CapacityIntervalQuery{}, 36, "2026-02-01T23:00:00Z", true, ""},
-		{"both", afrr.CapacityIntervalQuery{Day: day("2026-02-02"), Start: ptr(now), End: ptr(now.Add(1))}, 0, "", false, "query.delivery_day"},
-		{"start alone", afrr.CapacityIntervalQuery{Start: ptr(now)}, 0, "", false, "query.start_time"},
-		{"reversed", afrr.CapacityIntervalQuery{Start: ptr(now), End: ptr(now)}, 0, "", false, "query.end_time"},
-		{"too long", afrr.CapacityIntervalQuery{Start: ptr(now), End: ptr(now.AddDate(0, 0, 32))}, 0, "", false, "query.end_time"},
+		{"both", afrr.CapacityIntervalQuery{Day: day("2026-02-02"), Start: new(now), End: new(now.Add(1))}, 0, "", false, "query.delivery_day"},
+		{"start alone", afrr.CapacityIntervalQuery{Start: new(now)}, 0, "", false, "query.start_time"},
+		{"reversed", afrr.CapacityIntervalQuery{Start: new(now), End: new(now)}, 0, "", false, "query.end_time"},
+		{"too long", afrr.CapacityIntervalQuery{Start: new(now), End: new(now.AddDate(0, 0, 32))}, 0, "", false, "query.end_time"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := afrr.CapacityTenderIntervals(tc.q, now)

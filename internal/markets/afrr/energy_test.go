@@ -60,11 +60,11 @@ func TestSettleEnergy(t *testing.T) {
 		amount    bids.Price
 	}{
 		{"not cleared", nil, nil, false, 0, 0},
-		{"activated at a positive price", ptr(4.0), ptr(bids.Price(10050)), true, 1, 10050},
-		{"activated at a negative price: the provider pays", ptr(3.333), ptr(bids.Price(-1234)), true, 0.83325, -1028},
-		{"rounded half away from zero", ptr(2.0), ptr(bids.Price(1)), true, 0.5, 1},
-		{"not activated", nil, ptr(bids.Price(5000)), true, 0, 0},
-		{"zero activation", ptr(0.0), ptr(bids.Price(5000)), true, 0, 0},
+		{"activated at a positive price", new(4.0), new(bids.Price(10050)), true, 1, 10050},
+		{"activated at a negative price: the provider pays", new(3.333), new(bids.Price(-1234)), true, 0.83325, -1028},
+		{"rounded half away from zero", new(2.0), new(bids.Price(1)), true, 0.5, 1},
+		{"not activated", nil, new(bids.Price(5000)), true, 0, 0},
+		{"zero activation", new(0.0), new(bids.Price(5000)), true, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := bids.Bid{Market: bids.AFRREnergy, Start: q.Start, End: q.End, AwardedMW: tc.activated, SettlementPrice: tc.price}
@@ -84,9 +84,9 @@ func energyBid(product bids.Product, start string, mw float64, status bids.Statu
 func TestAwardObligation(t *testing.T) {
 	const q = "2026-02-02T08:00:00Z"
 	priced := func(price string, maxMW *float64) afrr.Offer {
-		return afrr.Offer{QuarterHour: at(q), Product: afrr.Neg, Price: ptr(dec(price)), PriceSource: afrr.FromDefault, MaxCapacityMW: maxMW, CapacitySource: afrr.FromDefault}
+		return afrr.Offer{QuarterHour: at(q), Product: afrr.Neg, Price: new(dec(price)), PriceSource: afrr.FromDefault, MaxCapacityMW: maxMW, CapacitySource: afrr.FromDefault}
 	}
-	override := priced("-3", ptr(2.0))
+	override := priced("-3", new(2.0))
 	override.PriceSource = afrr.FromOverride
 	for _, tc := range []struct {
 		name      string
@@ -107,10 +107,10 @@ func TestAwardObligation(t *testing.T) {
 			priced("10", nil), 6, 0, "", afrr.FromNothing, 0},
 		{"no energy bids: all at the default", 5, nil, priced("10", nil), 0, 5, "10", afrr.FromDefault, 0},
 		{"partly covered: the rest", 5, []bids.Bid{energyBid(bids.Neg, q, 2, bids.Submitted)}, priced("10", nil), 2, 3, "10", afrr.FromDefault, 0},
-		{"capped by max_capacity_mw", 5, nil, priced("10", ptr(3.0)), 0, 3, "10", afrr.FromDefault, 2},
-		{"cap above the need", 5, nil, priced("10", ptr(8.0)), 0, 5, "10", afrr.FromDefault, 0},
+		{"capped by max_capacity_mw", 5, nil, priced("10", new(3.0)), 0, 3, "10", afrr.FromDefault, 2},
+		{"cap above the need", 5, nil, priced("10", new(8.0)), 0, 5, "10", afrr.FromDefault, 0},
 		{"override price and cap", 5, []bids.Bid{energyBid(bids.Neg, q, 1, bids.Submitted)}, override, 1, 2, "-3", afrr.FromOverride, 2},
-		{"cap 0: unavailable", 5, nil, priced("10", ptr(0.0)), 0, 0, "", afrr.FromNothing, 5},
+		{"cap 0: unavailable", 5, nil, priced("10", new(0.0)), 0, 0, "", afrr.FromNothing, 5},
 		{"no backup price: nothing offered", 5, nil, afrr.Offer{QuarterHour: at(q), Product: afrr.Neg, PriceSource: afrr.FromNothing}, 0, 0, "", afrr.FromNothing, 5},
 		{"pending, failed and cancelled bids do not cover", 5, []bids.Bid{
 			energyBid(bids.Neg, q, 5, bids.Pending), energyBid(bids.Neg, q, 5, bids.Failed), energyBid(bids.Neg, q, 5, bids.Cancelled)},
@@ -162,7 +162,7 @@ func FuzzAwardObligation(f *testing.F) {
 		q := at("2026-02-02T08:00:00Z")
 		backup := afrr.Offer{QuarterHour: q, Product: afrr.Pos}
 		if hasPrice {
-			backup.Price = ptr(decimal.NewFromInt(10))
+			backup.Price = new(decimal.NewFromInt(10))
 		}
 		if hasCap {
 			backup.MaxCapacityMW = &capMW

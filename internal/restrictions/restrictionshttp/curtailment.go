@@ -41,14 +41,14 @@ func registerCurtailment(s *httpapi.Server, svc *restrictions.Service) {
 		Description: "Curtailments recorded from the DSO's signals. start_time and end_time filter by overlap with the half-open " +
 			"window [start_time, end_time); ongoing curtailments (end_time null) are included.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.AssetRead), func(ctx context.Context, in *curtailmentInput) (*listOutput[CurtailmentList], error) {
+	}, httpapi.Scopes(auth.AssetRead), func(ctx context.Context, in *curtailmentInput) (*httpapi.Output[CurtailmentList], error) {
 		list, err := svc.Curtailments(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID,
 			restrictions.Window{From: in.StartTime, To: in.EndTime},
 			restrictions.CurtailmentSort(in.SortBy), restrictions.Order(in.SortOrder))
 		if err != nil {
 			return nil, err
 		}
-		out := &listOutput[CurtailmentList]{Body: CurtailmentList{Curtailments: make([]Curtailment, len(list))}}
+		out := &httpapi.Output[CurtailmentList]{Body: CurtailmentList{Curtailments: make([]Curtailment, len(list))}}
 		for i, c := range list {
 			out.Body.Curtailments[i] = Curtailment{StartTime: c.Start, EndTime: c.End,
 				MaxCurtailment: c.MaxCurtailment, MinCurtailment: c.MinCurtailment}

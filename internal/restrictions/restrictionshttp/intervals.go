@@ -123,8 +123,6 @@ type deleteInput struct {
 	EndTime   string    `query:"end_time" doc:"Deprecated and ignored."`
 }
 
-type listOutput[L any] struct{ Body L }
-
 // kindAPI describes how one interval kind looks on the wire.
 type kindAPI[L, C any] struct {
 	kind    restrictions.Kind
@@ -207,13 +205,13 @@ func registerKind[L, C any](s *httpapi.Server, svc *restrictions.Service, k kind
 			"the half-open window [start_time, end_time): an interval ending exactly at start_time or starting exactly at end_time " +
 			"is excluded; open-ended intervals are included.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.AssetRead), func(ctx context.Context, in *listInput) (*listOutput[L], error) {
+	}, httpapi.Scopes(auth.AssetRead), func(ctx context.Context, in *listInput) (*httpapi.Output[L], error) {
 		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, k.kind,
 			restrictions.Window{From: in.StartTime, To: in.EndTime}, restrictions.Order(in.SortOrder))
 		if err != nil {
 			return nil, err
 		}
-		return &listOutput[L]{Body: k.list(list)}, nil
+		return &httpapi.Output[L]{Body: k.list(list)}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -223,12 +221,12 @@ func registerKind[L, C any](s *httpapi.Server, svc *restrictions.Service, k kind
 		Description: "409 overlapping_interval when it overlaps another interval of the same kind (shorten or delete that one first). " +
 			"422 for an invalid or missing field.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *createInput[C]) (*listOutput[L], error) {
+	}, write, func(ctx context.Context, in *createInput[C]) (*httpapi.Output[L], error) {
 		iv, err := svc.Create(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, k.kind, k.draft(in.Body))
 		if err != nil {
 			return nil, err
 		}
-		return &listOutput[L]{Body: k.list([]restrictions.Interval{iv})}, nil
+		return &httpapi.Output[L]{Body: k.list([]restrictions.Interval{iv})}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -238,13 +236,13 @@ func registerKind[L, C any](s *httpapi.Server, svc *restrictions.Service, k kind
 		Description: "Send exactly one of new_end_time (at least 5 minutes ahead, before the current end) and end_now=true (400 otherwise). " +
 			"409 interval_ended for new_end_time on an ended interval; 409 interval_not_started for end_now on a future one.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *patchInput) (*listOutput[L], error) {
+	}, write, func(ctx context.Context, in *patchInput) (*httpapi.Output[L], error) {
 		iv, err := svc.Shorten(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, k.kind, in.StartTime,
 			restrictions.Shortening{NewEnd: in.Body.NewEndTime, EndNow: in.Body.EndNow})
 		if err != nil {
 			return nil, err
 		}
-		return &listOutput[L]{Body: k.list([]restrictions.Interval{iv})}, nil
+		return &httpapi.Output[L]{Body: k.list([]restrictions.Interval{iv})}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -264,12 +262,12 @@ func registerKind[L, C any](s *httpapi.Server, svc *restrictions.Service, k kind
 		Responses: httpapi.ResponseExample(http.StatusOK, k.exampleList),
 		Summary:   "The active " + k.noun + " interval",
 		Errors:    []int{http.StatusNotFound},
-	}, httpapi.Scopes(auth.AssetRead), func(ctx context.Context, in *assetInput) (*listOutput[L], error) {
+	}, httpapi.Scopes(auth.AssetRead), func(ctx context.Context, in *assetInput) (*httpapi.Output[L], error) {
 		list, err := svc.Active(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, k.kind)
 		if err != nil {
 			return nil, err
 		}
-		return &listOutput[L]{Body: k.list(list)}, nil
+		return &httpapi.Output[L]{Body: k.list(list)}, nil
 	})
 }
 

@@ -153,13 +153,13 @@ func registerRequests(s *httpapi.Server, svc *restrictions.Service) {
 		Responses: httpapi.ResponseExample(http.StatusOK, `{"requests":[`+exampleRequest("pending", "")+`]}`),
 		Summary:   "List restriction requests", Description: "Requests visible to the caller's organisation, newest first.",
 		Errors: []int{http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.RestrictionsReview), func(ctx context.Context, in *requestListInput) (*listOutput[RequestList], error) {
+	}, httpapi.Scopes(auth.RestrictionsReview), func(ctx context.Context, in *requestListInput) (*httpapi.Output[RequestList], error) {
 		list, err := svc.Requests(ctx, httpapi.Principal(ctx).Visibility(),
 			restrictions.RequestFilter{AssetID: in.AssetID, Kind: restrictions.Kind(in.Kind)}, restrictions.Status(in.Status))
 		if err != nil {
 			return nil, err
 		}
-		out := &listOutput[RequestList]{Body: RequestList{Requests: make([]RestrictionRequest, len(list))}}
+		out := &httpapi.Output[RequestList]{Body: RequestList{Requests: make([]RestrictionRequest, len(list))}}
 		for i, r := range list {
 			out.Body.Requests[i] = toRequest(r)
 		}

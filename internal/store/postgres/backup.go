@@ -80,8 +80,9 @@ func lockBackupAsset(ctx context.Context, tx pgx.Tx, v auth.Visibility, a assets
 	return org, err
 }
 
-func (s backupStore) CreateOverride(ctx context.Context, v auth.Visibility, a assets.Asset, o afrr.Override) (afrr.Override, error) {
-	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+func (s backupStore) CreateOverride(ctx context.Context, v auth.Visibility, a assets.Asset, o afrr.Override) (_ afrr.Override, err error) {
+	defer sqlutil.Wrap(&err, "backup: create override")
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		org, err := lockBackupAsset(ctx, tx, v, a)
 		if err != nil {
 			return err
@@ -116,7 +117,8 @@ func (s backupStore) CreateOverride(ctx context.Context, v auth.Visibility, a as
 	return o, nil
 }
 
-func (s backupStore) Overrides(ctx context.Context, v auth.Visibility, assetID string, f afrr.OverrideFilter) ([]afrr.Override, error) {
+func (s backupStore) Overrides(ctx context.Context, v auth.Visibility, assetID string, f afrr.OverrideFilter) (_ []afrr.Override, err error) {
+	defer sqlutil.Wrap(&err, "backup: overrides")
 	var q strings.Builder
 	q.WriteString(overrideSelect)
 	args := []any{v.All, v.OrganizationID, assetID}
@@ -148,7 +150,8 @@ func (s backupStore) Overrides(ctx context.Context, v auth.Visibility, assetID s
 	return list, nil
 }
 
-func (s backupStore) DeleteOverride(ctx context.Context, v auth.Visibility, assetID, id string, check func(afrr.Override) error) error {
+func (s backupStore) DeleteOverride(ctx context.Context, v auth.Visibility, assetID, id string, check func(afrr.Override) error) (err error) {
+	defer sqlutil.Wrap(&err, "backup: delete override")
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		o, err := scanOverride(tx.QueryRow(ctx, overrideSelect+" AND o.override_id = $4 FOR UPDATE OF o", v.All, v.OrganizationID, assetID, id))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -165,8 +168,9 @@ func (s backupStore) DeleteOverride(ctx context.Context, v auth.Visibility, asse
 	})
 }
 
-func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, a assets.Asset, d afrr.Default) (afrr.Default, error) {
-	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, a assets.Asset, d afrr.Default) (_ afrr.Default, err error) {
+	defer sqlutil.Wrap(&err, "backup: put default")
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		org, err := lockBackupAsset(ctx, tx, v, a)
 		if err != nil {
 			return err
@@ -187,7 +191,8 @@ func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, a assets
 	return d, nil
 }
 
-func (s backupStore) LatestDefault(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product) (afrr.Default, error) {
+func (s backupStore) LatestDefault(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product) (_ afrr.Default, err error) {
+	defer sqlutil.Wrap(&err, "backup: latest default")
 	d, err := scanDefault(s.db.conn(ctx).QueryRow(ctx, defaultSelect+" ORDER BY d.effective_from DESC LIMIT 1",
 		v.All, v.OrganizationID, assetID, string(p)))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -196,7 +201,8 @@ func (s backupStore) LatestDefault(ctx context.Context, v auth.Visibility, asset
 	return d, err
 }
 
-func (s backupStore) DefaultVersions(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product, w calendar.Interval) ([]afrr.Default, error) {
+func (s backupStore) DefaultVersions(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product, w calendar.Interval) (_ []afrr.Default, err error) {
+	defer sqlutil.Wrap(&err, "backup: default versions")
 	rows, err := s.db.conn(ctx).Query(ctx, defaultSelect+` AND d.effective_from < $5
 		AND d.effective_from >= COALESCE((SELECT max(effective_from) FROM backup_defaults
 			WHERE asset_id = d.asset_id AND product = d.product AND effective_from <= $6), $6)

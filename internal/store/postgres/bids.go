@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -76,7 +77,8 @@ func queryBids(ctx context.Context, q bidQuerier, query string, args ...any) ([]
 }
 
 func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Asset, market bids.Market, window calendar.Interval,
-	decide func(assets.Asset, []bids.Bid) (bids.Changes, error)) error {
+	decide func(assets.Asset, []bids.Bid) (bids.Changes, error)) (err error) {
+	defer sqlutil.Wrap(&err, "bids: apply")
 	assetID := asset.ID
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		// Locking the physical row serialises the bids of one battery,
@@ -86,7 +88,7 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 			return assetNotFound(assetID)
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("lock the asset: %w", err)
 		}
 		if asset.IsVirtual() {
 			a = asset
@@ -94,7 +96,7 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 		existing, err := queryBids(ctx, tx, bidSelect+` WHERE asset_id = $1 AND market = $2 AND end_time > $3 AND start_time < $4`,
 			assetID, string(market), window.Start, window.End)
 		if err != nil {
-			return err
+			return fmt.Errorf("read the bids of the window: %w", err)
 		}
 		ch, err := decide(a, existing)
 		if err != nil {
@@ -102,7 +104,7 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 		}
 		if len(ch.Delete) > 0 {
 			if _, err := tx.Exec(ctx, `DELETE FROM bids WHERE bid_id = ANY($1::uuid[]) AND asset_id = $2 AND status = 'PENDING'`, ch.Delete, assetID); err != nil {
-				return err
+				return fmt.Errorf("delete bids: %w", err)
 			}
 		}
 		for _, b := range ch.Update {
@@ -110,7 +112,7 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 				if isUniqueViolation(err) {
 					return keyInUse(b)
 				}
-				return err
+				return fmt.Errorf("update bid: %w", err)
 			}
 		}
 		if len(ch.Insert) == 0 {
@@ -127,10 +129,10 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 				if isUniqueViolation(err) {
 					return keyInUse(b)
 				}
-				return err
+				return fmt.Errorf("insert bid: %w", err)
 			}
 		}
-		return br.Close()
+		return sqlutil.Wrapped("insert bids", br.Close())
 	})
 }
 
@@ -143,7 +145,8 @@ func keyInUse(b bids.Bid) error {
 // asset ($3) and market ($4).
 const visibleBid = " WHERE ($1 OR organization_id = $2) AND asset_id = $3 AND market = $4"
 
-func (s bidStore) List(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, f bids.Filter) ([]bids.Bid, error) {
+func (s bidStore) List(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, f bids.Filter) (_ []bids.Bid, err error) {
+	defer sqlutil.Wrap(&err, "bids: list")
 	q := bidSelect + visibleBid + " AND end_time > $5"
 	args := []any{v.All, v.OrganizationID, assetID, string(market), f.EndAfter}
 	if f.Start != nil {
@@ -161,7 +164,8 @@ func (s bidStore) List(ctx context.Context, v auth.Visibility, assetID string, m
 	return queryBids(ctx, s.db.conn(ctx), q+" ORDER BY start_time, product, created_at, bid_id", args...)
 }
 
-func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, id string) (bids.Bid, error) {
+func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, id string) (_ bids.Bid, err error) {
+	defer sqlutil.Wrap(&err, "bids: get")
 	b, err := scanBid(s.db.conn(ctx).QueryRow(ctx, bidSelect+visibleBid+" AND bid_id = $5::uuid", v.All, v.OrganizationID, assetID, string(market), id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, errs.NotFoundf("bid %q not found", id)
@@ -169,13 +173,15 @@ func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, ma
 	return b, err
 }
 
-func (s bidStore) Due(ctx context.Context, market bids.Market, status bids.Status, startBefore time.Time, limit int) ([]bids.Bid, error) {
+func (s bidStore) Due(ctx context.Context, market bids.Market, status bids.Status, startBefore time.Time, limit int) (_ []bids.Bid, err error) {
+	defer sqlutil.Wrap(&err, "bids: due")
 	return queryBids(ctx, s.db.conn(ctx), bidSelect+` WHERE market = $1 AND status = $2 AND start_time < $3 ORDER BY start_time, bid_id LIMIT $4`,
 		string(market), string(status), startBefore, limit)
 }
 
 // moveStatus moves bids from one status to another in one transaction.
-func (s bidStore) Covering(ctx context.Context, market bids.Market, status bids.Status, at time.Time) ([]bids.Bid, error) {
+func (s bidStore) Covering(ctx context.Context, market bids.Market, status bids.Status, at time.Time) (_ []bids.Bid, err error) {
+	defer sqlutil.Wrap(&err, "bids: covering")
 	return queryBids(ctx, s.db.conn(ctx), bidSelect+` WHERE market = $1 AND status = $2 AND start_time <= $3 AND end_time > $3 ORDER BY asset_id, bid_id`,
 		string(market), string(status), at)
 }
@@ -223,17 +229,20 @@ func (s bidStore) moveStatus(ctx context.Context, refs []bids.Ref, from, to bids
 	return n, err
 }
 
-func (s bidStore) MarkSubmitted(ctx context.Context, refs []bids.Ref, at time.Time) (int, error) {
+func (s bidStore) MarkSubmitted(ctx context.Context, refs []bids.Ref, at time.Time) (_ int, err error) {
+	defer sqlutil.Wrap(&err, "bids: mark submitted")
 	return s.moveStatus(ctx, refs, bids.Pending, bids.Submitted, at, true)
 }
 
-func (s bidStore) MarkFailed(ctx context.Context, refs []bids.Ref, at time.Time) (int, error) {
+func (s bidStore) MarkFailed(ctx context.Context, refs []bids.Ref, at time.Time) (_ int, err error) {
+	defer sqlutil.Wrap(&err, "bids: mark failed")
 	return s.moveStatus(ctx, refs, bids.Pending, bids.Failed, at, false)
 }
 
-func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, at time.Time) (int, error) {
+func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, at time.Time) (_ int, err error) {
+	defer sqlutil.Wrap(&err, "bids: record outcomes")
 	n := 0
-	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		n = 0
 		refs := make([]bids.Ref, len(outcomes))
 		for i, o := range outcomes {
@@ -262,12 +271,14 @@ func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, a
 	return n, err
 }
 
-func (s bidStore) PendingEdits(ctx context.Context, market bids.Market, limit int) ([]bids.Bid, error) {
+func (s bidStore) PendingEdits(ctx context.Context, market bids.Market, limit int) (_ []bids.Bid, err error) {
+	defer sqlutil.Wrap(&err, "bids: pending edits")
 	return queryBids(ctx, s.db.conn(ctx), bidSelect+` WHERE market = $1 AND edit_status = 'PENDING_RESYNC' ORDER BY edit_attempted_at, bid_id LIMIT $2`,
 		string(market), limit)
 }
 
-func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, reason, detail string, at time.Time) error {
+func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, reason, detail string, at time.Time) (err error) {
+	defer sqlutil.Wrap(&err, "bids: resolve edit")
 	q := `UPDATE bids SET edit_status = 'FAILED_LATE_EDIT', edit_failure_reason = $1, edit_failure_detail = $2, updated_at = $3
 		WHERE bid_id = $4::uuid AND asset_id = $5 AND edit_status = 'PENDING_RESYNC'`
 	args := []any{reason, detail, at, ref.ID, ref.AssetID}
@@ -292,7 +303,8 @@ func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, r
 	})
 }
 
-func (s bidStore) CommittedAfter(ctx context.Context, assetID string, t time.Time) (map[bids.Market]int, error) {
+func (s bidStore) CommittedAfter(ctx context.Context, assetID string, t time.Time) (_ map[bids.Market]int, err error) {
+	defer sqlutil.Wrap(&err, "bids: committed after")
 	rows, err := s.db.conn(ctx).Query(ctx, `SELECT market, count(*) FROM bids WHERE asset_id = $1 AND end_time > $2
 		AND status IN ('PENDING', 'SUBMITTED', 'SUCCESSFUL', 'FALLBACK') GROUP BY market`, assetID, t)
 	if err != nil {

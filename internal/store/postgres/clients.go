@@ -31,16 +31,18 @@ func scanIntegration(row pgx.Row) (identity.Integration, error) {
 	return in, nil
 }
 
-func (s clientStore) CreateIntegration(ctx context.Context, in identity.Integration, first identity.StoredSecret) error {
+func (s clientStore) CreateIntegration(ctx context.Context, in identity.Integration, first identity.StoredSecret) (err error) {
+	defer sqlutil.Wrap(&err, "clients: create integration")
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		_, err := insertIntegration(ctx, tx, in, first, false)
 		return err
 	})
 }
 
-func (s clientStore) EnsureIntegration(ctx context.Context, in identity.Integration, first identity.StoredSecret) (bool, error) {
+func (s clientStore) EnsureIntegration(ctx context.Context, in identity.Integration, first identity.StoredSecret) (_ bool, err error) {
+	defer sqlutil.Wrap(&err, "clients: ensure integration")
 	var created bool
-	err := s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
+	err = s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		var err error
 		if created, err = insertIntegration(ctx, tx, in, first, true); err != nil || !created {
 			return err
@@ -79,7 +81,8 @@ func insertIntegration(ctx context.Context, tx pgx.Tx, in identity.Integration, 
 	return err == nil, err
 }
 
-func (s clientStore) Integrations(ctx context.Context, vis auth.Visibility) ([]identity.Integration, error) {
+func (s clientStore) Integrations(ctx context.Context, vis auth.Visibility) (_ []identity.Integration, err error) {
+	defer sqlutil.Wrap(&err, "clients: integrations")
 	rows, err := s.db.conn(ctx).Query(ctx, `SELECT `+integrationColumns+` FROM integrations
 		WHERE ($1 OR organization_id = $2) ORDER BY organization_id, created_at, integration_id`, vis.All, vis.OrganizationID)
 	if err != nil {
@@ -97,7 +100,8 @@ func (s clientStore) Integrations(ctx context.Context, vis auth.Visibility) ([]i
 	return out, rows.Err()
 }
 
-func (s clientStore) Integration(ctx context.Context, vis auth.Visibility, id string) (identity.Integration, error) {
+func (s clientStore) Integration(ctx context.Context, vis auth.Visibility, id string) (_ identity.Integration, err error) {
+	defer sqlutil.Wrap(&err, "clients: integration")
 	in, err := scanIntegration(s.db.conn(ctx).QueryRow(ctx, `SELECT `+integrationColumns+` FROM integrations
 		WHERE integration_id = $1 AND ($2 OR organization_id = $3)`, id, vis.All, vis.OrganizationID))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -108,7 +112,8 @@ func (s clientStore) Integration(ctx context.Context, vis auth.Visibility, id st
 
 func errIntegrationNotFound(id string) error { return errs.NotFoundf("integration %s not found", id) }
 
-func (s clientStore) DeleteIntegration(ctx context.Context, vis auth.Visibility, id string) error {
+func (s clientStore) DeleteIntegration(ctx context.Context, vis auth.Visibility, id string) (err error) {
+	defer sqlutil.Wrap(&err, "clients: delete integration")
 	return s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		tag, err := tx.Exec(ctx, `DELETE FROM integrations WHERE integration_id = $1 AND ($2 OR organization_id = $3)`,
 			id, vis.All, vis.OrganizationID)
@@ -127,7 +132,8 @@ func (s clientStore) DeleteIntegration(ctx context.Context, vis auth.Visibility,
 	})
 }
 
-func (s clientStore) Secrets(ctx context.Context, vis auth.Visibility, integrationID string) ([]identity.SecretInfo, error) {
+func (s clientStore) Secrets(ctx context.Context, vis auth.Visibility, integrationID string) (_ []identity.SecretInfo, err error) {
+	defer sqlutil.Wrap(&err, "clients: secrets")
 	if _, err := s.Integration(ctx, vis, integrationID); err != nil {
 		return nil, err
 	}
@@ -161,7 +167,8 @@ func lockIntegration(ctx context.Context, tx pgx.Tx, vis auth.Visibility, id str
 	return org, err
 }
 
-func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec identity.StoredSecret, limit int) error {
+func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec identity.StoredSecret, allow func(held int) error) (err error) {
+	defer sqlutil.Wrap(&err, "clients: add secret")
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		org, err := lockIntegration(ctx, tx, vis, sec.IntegrationID)
 		if err != nil {
@@ -172,9 +179,8 @@ func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec ide
 			sec.IntegrationID).Scan(&n); err != nil {
 			return err
 		}
-		if n >= limit {
-			return errs.Conflictf(identity.CodeSecretLimitReached,
-				"the integration already has %d active secrets; delete one before adding another", n)
+		if err := allow(n); err != nil {
+			return err
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO integration_secrets (secret_id, integration_id, organization_id, secret_hash, created_at)
 			VALUES ($1, $2, $3, $4, $5)`, sec.ID, sec.IntegrationID, org, sec.Hash, sec.CreatedAt)
@@ -182,7 +188,8 @@ func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec ide
 	})
 }
 
-func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, integrationID, secretID string) error {
+func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, integrationID, secretID string, allow func(held int) error) (err error) {
+	defer sqlutil.Wrap(&err, "clients: delete secret")
 	return s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		if _, err := lockIntegration(ctx, tx, vis, integrationID); err != nil {
 			return err
@@ -196,9 +203,8 @@ func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, inte
 		if !found {
 			return errs.NotFoundf("secret %s not found", secretID)
 		}
-		if n == 1 {
-			return errs.Conflictf(identity.CodeLastSecret,
-				"this is the integration's only secret; add a new secret first, or delete the integration")
+		if err := allow(n); err != nil {
+			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM integration_secrets WHERE secret_id = $1`, secretID); err != nil {
 			return err
@@ -207,7 +213,8 @@ func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, inte
 	})
 }
 
-func (s clientStore) ClientSecrets(ctx context.Context, clientID string) (identity.Integration, []identity.StoredSecret, error) {
+func (s clientStore) ClientSecrets(ctx context.Context, clientID string) (_ identity.Integration, _ []identity.StoredSecret, err error) {
+	defer sqlutil.Wrap(&err, "clients: client secrets")
 	rows, err := s.db.conn(ctx).Query(ctx, `SELECT i.integration_id, i.organization_id, i.name, i.scopes, i.created_at,
 			s.secret_id, s.created_at, s.secret_hash
 		FROM integrations i LEFT JOIN integration_secrets s ON s.integration_id = i.integration_id
@@ -245,7 +252,8 @@ func (s clientStore) ClientSecrets(ctx context.Context, clientID string) (identi
 	return in, secrets, nil
 }
 
-func (s clientStore) CreateAuthorization(ctx context.Context, g identity.Grant, c identity.AuthorizationCode, purgeBefore time.Time) error {
+func (s clientStore) CreateAuthorization(ctx context.Context, g identity.Grant, c identity.AuthorizationCode, purgeBefore time.Time) (err error) {
+	defer sqlutil.Wrap(&err, "clients: create authorization")
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, purgeBefore); err != nil {
 			return err
@@ -288,10 +296,11 @@ func (gs *grantScan) grant() identity.Grant {
 	return g
 }
 
-func (s clientStore) ConsumeCode(ctx context.Context, codeHash string, now time.Time) (identity.Grant, identity.AuthorizationCode, error) {
+func (s clientStore) ConsumeCode(ctx context.Context, codeHash string, now time.Time) (_ identity.Grant, _ identity.AuthorizationCode, err error) {
+	defer sqlutil.Wrap(&err, "clients: consume code")
 	var gs grantScan
 	c := identity.AuthorizationCode{Hash: codeHash}
-	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		dest := append([]any{&c.GrantID, &c.RedirectURI, &c.CodeChallenge, &c.ExpiresAt, &c.UsedAt}, gs.dest()...)
 		err := tx.QueryRow(ctx, `SELECT c.grant_id, c.redirect_uri, c.code_challenge, c.expires_at, c.used_at, `+grantColumns+`
 			FROM oauth_codes c JOIN oauth_grants g ON g.grant_id = c.grant_id
@@ -312,7 +321,8 @@ func (s clientStore) ConsumeCode(ctx context.Context, codeHash string, now time.
 	return gs.grant(), c, nil
 }
 
-func (s clientStore) AddRefreshToken(ctx context.Context, t identity.RefreshToken) error {
+func (s clientStore) AddRefreshToken(ctx context.Context, t identity.RefreshToken) (err error) {
+	defer sqlutil.Wrap(&err, "clients: add refresh token")
 	tag, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO oauth_refresh_tokens
 		(token_hash, grant_id, organization_id, created_at, expires_at, used_at)
 		SELECT $1::text, grant_id, organization_id, $3::timestamptz, $4::timestamptz, $5::timestamptz
@@ -324,11 +334,12 @@ func (s clientStore) AddRefreshToken(ctx context.Context, t identity.RefreshToke
 	return err
 }
 
-func (s clientStore) RotateRefreshToken(ctx context.Context, oldHash string, now time.Time, next identity.RefreshToken) (identity.Grant, identity.RefreshToken, bool, error) {
+func (s clientStore) RotateRefreshToken(ctx context.Context, oldHash string, now time.Time, next identity.RefreshToken) (_ identity.Grant, _ identity.RefreshToken, _ bool, err error) {
+	defer sqlutil.Wrap(&err, "clients: rotate refresh token")
 	var gs grantScan
 	old := identity.RefreshToken{Hash: oldHash}
 	rotated := false
-	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		dest := append([]any{&old.GrantID, &old.CreatedAt, &old.ExpiresAt, &old.UsedAt}, gs.dest()...)
 		// Locking the token row makes a concurrent second use wait and then
 		// see it used: reuse is detected even between racing requests.
@@ -362,7 +373,8 @@ func (s clientStore) RotateRefreshToken(ctx context.Context, oldHash string, now
 	return gs.grant(), old, rotated, nil
 }
 
-func (s clientStore) RevokeGrant(ctx context.Context, grantID string, now time.Time) error {
+func (s clientStore) RevokeGrant(ctx context.Context, grantID string, now time.Time) (err error) {
+	defer sqlutil.Wrap(&err, "clients: revoke grant")
 	return s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		var userID string
 		err := tx.QueryRow(ctx, `UPDATE oauth_grants SET revoked_at = $2 WHERE grant_id = $1 AND revoked_at IS NULL

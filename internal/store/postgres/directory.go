@@ -63,16 +63,19 @@ func nullHash(h string) *string {
 	return &h
 }
 
-func (s directoryStore) UserByEmail(ctx context.Context, email string) (identity.User, error) {
+func (s directoryStore) UserByEmail(ctx context.Context, email string) (_ identity.User, err error) {
+	defer sqlutil.Wrap(&err, "directory: user by email")
 	return scanUser(s.db.conn(ctx).QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE email = $1`, email))
 }
 
-func (s directoryStore) UserByID(ctx context.Context, userID string) (identity.User, error) {
+func (s directoryStore) UserByID(ctx context.Context, userID string) (_ identity.User, err error) {
+	defer sqlutil.Wrap(&err, "directory: user by id")
 	return scanUser(s.db.conn(ctx).QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE user_id = $1`, userID))
 }
 
-func (s directoryStore) CreateOrganization(ctx context.Context, o identity.Organization) error {
-	_, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ($1, $2, $3)`,
+func (s directoryStore) CreateOrganization(ctx context.Context, o identity.Organization) (err error) {
+	defer sqlutil.Wrap(&err, "directory: create organization")
+	_, err = s.db.conn(ctx).Exec(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ($1, $2, $3)`,
 		o.ID, o.Name, o.CreatedAt)
 	if isUniqueViolation(err) {
 		return errs.Conflictf(identity.CodeOrganizationExists, "organisation %q exists already", o.ID)
@@ -80,15 +83,17 @@ func (s directoryStore) CreateOrganization(ctx context.Context, o identity.Organ
 	return err
 }
 
-func (s directoryStore) EnsureOrganization(ctx context.Context, o identity.Organization) error {
-	_, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ($1, $2, $3)
+func (s directoryStore) EnsureOrganization(ctx context.Context, o identity.Organization) (err error) {
+	defer sqlutil.Wrap(&err, "directory: ensure organization")
+	_, err = s.db.conn(ctx).Exec(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ($1, $2, $3)
 		ON CONFLICT (organization_id) DO NOTHING`, o.ID, o.Name, o.CreatedAt)
 	return err
 }
 
-func (s directoryStore) Organization(ctx context.Context, id string) (identity.Organization, error) {
+func (s directoryStore) Organization(ctx context.Context, id string) (_ identity.Organization, err error) {
+	defer sqlutil.Wrap(&err, "directory: organization")
 	var o identity.Organization
-	err := s.db.conn(ctx).QueryRow(ctx, `SELECT organization_id, name, created_at FROM organizations WHERE organization_id = $1`, id).
+	err = s.db.conn(ctx).QueryRow(ctx, `SELECT organization_id, name, created_at FROM organizations WHERE organization_id = $1`, id).
 		Scan(&o.ID, &o.Name, &o.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return identity.Organization{}, errs.NotFoundf("organisation %q not found", id)
@@ -97,7 +102,8 @@ func (s directoryStore) Organization(ctx context.Context, id string) (identity.O
 	return o, err
 }
 
-func (s directoryStore) Organizations(ctx context.Context) ([]identity.Organization, error) {
+func (s directoryStore) Organizations(ctx context.Context) (_ []identity.Organization, err error) {
+	defer sqlutil.Wrap(&err, "directory: organizations")
 	rows, err := s.db.conn(ctx).Query(ctx, `SELECT organization_id, name, created_at FROM organizations ORDER BY organization_id`)
 	if err != nil {
 		return nil, err
@@ -127,7 +133,8 @@ func insertLink(ctx context.Context, tx pgx.Tx, l identity.SetPasswordLink) erro
 	return err
 }
 
-func (s directoryStore) CreateUser(ctx context.Context, u identity.User, link *identity.SetPasswordLink) error {
+func (s directoryStore) CreateUser(ctx context.Context, u identity.User, link *identity.SetPasswordLink) (err error) {
+	defer sqlutil.Wrap(&err, "directory: create user")
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := insertUser(ctx, tx, u, ""); err != nil {
 			if isUniqueViolation(err) {
@@ -142,9 +149,10 @@ func (s directoryStore) CreateUser(ctx context.Context, u identity.User, link *i
 	})
 }
 
-func (s directoryStore) EnsureUser(ctx context.Context, u identity.User) (bool, error) {
+func (s directoryStore) EnsureUser(ctx context.Context, u identity.User) (_ bool, err error) {
+	defer sqlutil.Wrap(&err, "directory: ensure user")
 	var created bool
-	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		tag, err := insertUser(ctx, tx, u, " ON CONFLICT (email) DO NOTHING")
 		created = tag.RowsAffected() == 1
 		return err
@@ -152,7 +160,8 @@ func (s directoryStore) EnsureUser(ctx context.Context, u identity.User) (bool, 
 	return created, err
 }
 
-func (s directoryStore) Users(ctx context.Context, vis auth.Visibility, org string) ([]identity.User, error) {
+func (s directoryStore) Users(ctx context.Context, vis auth.Visibility, org string) (_ []identity.User, err error) {
+	defer sqlutil.Wrap(&err, "directory: users")
 	rows, err := s.db.conn(ctx).Query(ctx, `SELECT `+userColumns+` FROM users WHERE organization_id = $1 AND `+userVisible+`
 		ORDER BY email`, org, vis.All, vis.OrganizationID)
 	if err != nil {
@@ -179,7 +188,8 @@ func lockVisibleUser(ctx context.Context, tx pgx.Tx, vis auth.Visibility, email 
 		email, vis.All, vis.OrganizationID))
 }
 
-func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, email string, check func(identity.User) error) error {
+func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, email string, check func(identity.User) error) (err error) {
+	defer sqlutil.Wrap(&err, "directory: delete user")
 	return s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		u, err := lockVisibleUser(ctx, tx, vis, email)
 		if err != nil {
@@ -197,6 +207,7 @@ func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, ema
 
 func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibility, email string, updatedAt time.Time,
 	decide func(identity.User) (auth.ScopeSet, error)) (before, after identity.User, err error) {
+	defer sqlutil.Wrap(&err, "directory: update user scopes")
 	err = s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		var err error
 		before, err = lockVisibleUser(ctx, tx, vis, email)
@@ -220,10 +231,11 @@ func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibilit
 	return before, after, nil
 }
 
-func (s directoryStore) Preferences(ctx context.Context, userID string) (identity.Preferences, error) {
+func (s directoryStore) Preferences(ctx context.Context, userID string) (_ identity.Preferences, err error) {
+	defer sqlutil.Wrap(&err, "directory: preferences")
 	p := identity.Preferences{UserID: userID}
 	var found string
-	err := s.db.conn(ctx).QueryRow(ctx, `SELECT u.user_id, p.locale, p.theme, p.updated_at
+	err = s.db.conn(ctx).QueryRow(ctx, `SELECT u.user_id, p.locale, p.theme, p.updated_at
 		FROM users u LEFT JOIN user_preferences p ON p.user_id = u.user_id WHERE u.user_id = $1`, userID).
 		Scan(&found, &p.Locale, &p.Theme, &p.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -233,7 +245,8 @@ func (s directoryStore) Preferences(ctx context.Context, userID string) (identit
 	return p, err
 }
 
-func (s directoryStore) SavePreferences(ctx context.Context, p identity.Preferences) error {
+func (s directoryStore) SavePreferences(ctx context.Context, p identity.Preferences) (err error) {
+	defer sqlutil.Wrap(&err, "directory: save preferences")
 	// Selecting from users keeps a deleted person from getting a row and
 	// takes the organisation from the user.
 	tag, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO user_preferences (user_id, organization_id, locale, theme, updated_at)
@@ -250,7 +263,8 @@ func (s directoryStore) SavePreferences(ctx context.Context, p identity.Preferen
 }
 
 func (s directoryStore) ReplacePasswordLink(ctx context.Context, vis auth.Visibility, email string,
-	issue func(identity.User) (identity.SetPasswordLink, error)) error {
+	issue func(identity.User) (identity.SetPasswordLink, error)) (err error) {
+	defer sqlutil.Wrap(&err, "directory: replace password link")
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		// Locking the user serialises issuing with deleting the user, with
 		// changing its scopes and with other issues for the same user.
@@ -269,9 +283,10 @@ func (s directoryStore) ReplacePasswordLink(ctx context.Context, vis auth.Visibi
 	})
 }
 
-func (s directoryStore) PasswordLink(ctx context.Context, tokenHash string) (identity.SetPasswordLink, identity.User, error) {
+func (s directoryStore) PasswordLink(ctx context.Context, tokenHash string) (_ identity.SetPasswordLink, _ identity.User, err error) {
+	defer sqlutil.Wrap(&err, "directory: password link")
 	var l identity.SetPasswordLink
-	err := s.db.conn(ctx).QueryRow(ctx, `SELECT token_hash, user_id, organization_id, created_at, expires_at, used_at
+	err = s.db.conn(ctx).QueryRow(ctx, `SELECT token_hash, user_id, organization_id, created_at, expires_at, used_at
 		FROM set_password_links WHERE token_hash = $1`, tokenHash).
 		Scan(&l.TokenHash, &l.UserID, &l.OrganizationID, &l.CreatedAt, &l.ExpiresAt, &l.UsedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -288,10 +303,11 @@ func (s directoryStore) PasswordLink(ctx context.Context, tokenHash string) (ide
 	return l, u, nil
 }
 
-func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash string, now, updatedAt time.Time, passwordHash string) (identity.User, bool, error) {
+func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash string, now, updatedAt time.Time, passwordHash string) (_ identity.User, _ bool, err error) {
+	defer sqlutil.Wrap(&err, "directory: consume password link")
 	var u identity.User
 	var consumed bool
-	err := s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
+	err = s.db.credentialTx(ctx, func(tx pgx.Tx, changed func(string) error) error {
 		// Lock the user before the link, in the order in which deleting
 		// the user (cascading to its links) and issuing a link take them.
 		// Concurrent consumers queue on the user row; the first sets

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"atcp/internal/store/sqlutil"
 	"context"
 	"errors"
 	"time"
@@ -82,9 +83,10 @@ func lockDispatchAsset(ctx context.Context, tx pgx.Tx, assetID string) error {
 	return err
 }
 
-func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate) ([]dispatch.Immediate, error) {
+func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate) (_ []dispatch.Immediate, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: start immediate")
 	var replaced []dispatch.Immediate
-	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if err := lockDispatchAsset(ctx, tx, im.AssetID); err != nil {
 			return err
 		}
@@ -114,9 +116,10 @@ func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate
 	return replaced, err
 }
 
-func (s dispatchStore) EndImmediate(ctx context.Context, assetID string, at time.Time) (dispatch.Immediate, error) {
+func (s dispatchStore) EndImmediate(ctx context.Context, assetID string, at time.Time) (_ dispatch.Immediate, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: end immediate")
 	var im dispatch.Immediate
-	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if err := lockDispatchAsset(ctx, tx, assetID); err != nil {
 			return err
 		}
@@ -137,7 +140,8 @@ func (s dispatchStore) EndImmediate(ctx context.Context, assetID string, at time
 	return im, err
 }
 
-func (s dispatchStore) Immediates(ctx context.Context, v auth.Visibility, assetID string, w dispatch.Window) ([]dispatch.Immediate, error) {
+func (s dispatchStore) Immediates(ctx context.Context, v auth.Visibility, assetID string, w dispatch.Window) (_ []dispatch.Immediate, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: immediates")
 	var from, to *time.Time
 	if !w.From.IsZero() {
 		from = &w.From
@@ -151,12 +155,14 @@ func (s dispatchStore) Immediates(ctx context.Context, v auth.Visibility, assetI
 		ORDER BY start_time`, v.All, v.OrganizationID, assetID, from, to))
 }
 
-func (s dispatchStore) ActiveImmediate(ctx context.Context, at time.Time) ([]dispatch.Immediate, error) {
+func (s dispatchStore) ActiveImmediate(ctx context.Context, at time.Time) (_ []dispatch.Immediate, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: active immediate")
 	return collectDispatch(scanImmediate)(s.db.conn(ctx).Query(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
 		WHERE end_time > $1 AND start_time <= $1 ORDER BY asset_id`, at))
 }
 
-func (s dispatchStore) ReplaceEvents(ctx context.Context, assetID string, from, to time.Time, events []dispatch.Event) error {
+func (s dispatchStore) ReplaceEvents(ctx context.Context, assetID string, from, to time.Time, events []dispatch.Event) (err error) {
+	defer sqlutil.Wrap(&err, "dispatch: replace events")
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if err := lockDispatchAsset(ctx, tx, assetID); err != nil {
 			return err
@@ -175,23 +181,27 @@ func (s dispatchStore) ReplaceEvents(ctx context.Context, assetID string, from, 
 	})
 }
 
-func (s dispatchStore) Events(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) ([]dispatch.Event, error) {
+func (s dispatchStore) Events(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) (_ []dispatch.Event, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: events")
 	return collectDispatch(scanEvent)(s.db.conn(ctx).Query(ctx, `SELECT `+eventColumns+` FROM dispatch_events
 		WHERE ($1 OR organization_id = $2) AND asset_id = $3 AND set_time >= $4 AND set_time < $5 ORDER BY set_time`,
 		v.All, v.OrganizationID, assetID, from, to))
 }
 
-func (s dispatchStore) EventsBetween(ctx context.Context, from, to time.Time) ([]dispatch.Event, error) {
+func (s dispatchStore) EventsBetween(ctx context.Context, from, to time.Time) (_ []dispatch.Event, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: events between")
 	return collectDispatch(scanEvent)(s.db.conn(ctx).Query(ctx, `SELECT `+eventColumns+` FROM dispatch_events
 		WHERE set_time > $1 AND set_time <= $2 ORDER BY set_time, asset_id`, from, to))
 }
 
-func (s dispatchStore) CurrentEvents(ctx context.Context, at time.Time) ([]dispatch.Event, error) {
+func (s dispatchStore) CurrentEvents(ctx context.Context, at time.Time) (_ []dispatch.Event, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: current events")
 	return collectDispatch(scanEvent)(s.db.conn(ctx).Query(ctx, `SELECT DISTINCT ON (asset_id) `+eventColumns+` FROM dispatch_events
 		WHERE set_time >= $1 AND set_time <= $2 ORDER BY asset_id, set_time DESC`, dispatch.BlockOf(at), at))
 }
 
-func (s dispatchStore) RecordOutcomes(ctx context.Context, outcomes []dispatch.Outcome) error {
+func (s dispatchStore) RecordOutcomes(ctx context.Context, outcomes []dispatch.Outcome) (err error) {
+	defer sqlutil.Wrap(&err, "dispatch: record outcomes")
 	if len(outcomes) == 0 {
 		return nil
 	}
@@ -210,14 +220,16 @@ func (s dispatchStore) RecordOutcomes(ctx context.Context, outcomes []dispatch.O
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error { return tx.SendBatch(ctx, batch).Close() })
 }
 
-func (s dispatchStore) Outcomes(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) ([]dispatch.Outcome, error) {
+func (s dispatchStore) Outcomes(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) (_ []dispatch.Outcome, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: outcomes")
 	return collectDispatch(scanOutcome)(s.db.conn(ctx).Query(ctx, `SELECT `+outcomeColumns+` FROM dispatch_outcomes o
 		LEFT JOIN dispatch_events e ON e.asset_id = o.asset_id AND e.set_time = o.set_time
 		WHERE ($1 OR o.organization_id = $2) AND o.asset_id = $3 AND o.set_time >= $4 AND o.set_time < $5 ORDER BY o.set_time`,
 		v.All, v.OrganizationID, assetID, from, to))
 }
 
-func (s dispatchStore) Prune(ctx context.Context, before time.Time) (int, error) {
+func (s dispatchStore) Prune(ctx context.Context, before time.Time) (_ int, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: prune")
 	total := 0
 	for _, q := range []string{
 		`DELETE FROM immediate_dispatches WHERE end_time <= $1`,

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"atcp/internal/store/sqlutil"
 	"context"
 	"errors"
 	"time"
@@ -19,12 +20,13 @@ func (db *DB) Leases() worker.LeaseStore { return leaseStore{db} }
 // for a free or expired lease are serialised and only one wins.
 type leaseStore struct{ db *DB }
 
-func (s leaseStore) Acquire(ctx context.Context, job, holder string, now time.Time, ttl time.Duration) (worker.Lease, error) {
+func (s leaseStore) Acquire(ctx context.Context, job, holder string, now time.Time, ttl time.Duration) (_ worker.Lease, err error) {
+	defer sqlutil.Wrap(&err, "leases: acquire")
 	if err := worker.CheckLeaseArgs(job, holder, ttl); err != nil {
 		return worker.Lease{}, err
 	}
 	var l worker.Lease
-	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO worker_leases AS l (job, holder, acquired_at, expires_at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (job) DO UPDATE SET
 				acquired_at = CASE WHEN l.holder = excluded.holder THEN l.acquired_at ELSE excluded.acquired_at END,
@@ -40,7 +42,8 @@ func (s leaseStore) Acquire(ctx context.Context, job, holder string, now time.Ti
 	return l, err
 }
 
-func (s leaseStore) Renew(ctx context.Context, job, holder string, now time.Time, ttl time.Duration) (bool, error) {
+func (s leaseStore) Renew(ctx context.Context, job, holder string, now time.Time, ttl time.Duration) (_ bool, err error) {
+	defer sqlutil.Wrap(&err, "leases: renew")
 	if err := worker.CheckLeaseArgs(job, holder, ttl); err != nil {
 		return false, err
 	}
@@ -52,12 +55,14 @@ func (s leaseStore) Renew(ctx context.Context, job, holder string, now time.Time
 	return tag.RowsAffected() == 1, nil
 }
 
-func (s leaseStore) Release(ctx context.Context, job, holder string) error {
-	_, err := s.db.conn(ctx).Exec(ctx, `DELETE FROM worker_leases WHERE job = $1 AND holder = $2`, job, holder)
+func (s leaseStore) Release(ctx context.Context, job, holder string) (err error) {
+	defer sqlutil.Wrap(&err, "leases: release")
+	_, err = s.db.conn(ctx).Exec(ctx, `DELETE FROM worker_leases WHERE job = $1 AND holder = $2`, job, holder)
 	return err
 }
 
-func (s leaseStore) Lease(ctx context.Context, job string) (worker.Lease, error) {
+func (s leaseStore) Lease(ctx context.Context, job string) (_ worker.Lease, err error) {
+	defer sqlutil.Wrap(&err, "leases: lease")
 	l, err := scanLease(s.db.conn(ctx).QueryRow(ctx, leaseSelect, job))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return worker.Lease{}, errs.NotFoundf("no lease on job %q", job)

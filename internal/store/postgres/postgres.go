@@ -154,8 +154,9 @@ func (db *DB) tx(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) er
 // EnsureSigningKey implements auth.KeyStore. Starters that find the table
 // empty together all insert into slot 'primary': its unique constraint
 // keeps one key.
-func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) error {
-	_, err := db.conn(ctx).Exec(ctx, `INSERT INTO signing_keys (slot, key_id, algorithm, private_pem, created_at, activates_at)
+func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) (err error) {
+	defer sqlutil.Wrap(&err, "store: ensure signing key")
+	_, err = db.conn(ctx).Exec(ctx, `INSERT INTO signing_keys (slot, key_id, algorithm, private_pem, created_at, activates_at)
 		SELECT 'primary', $1, $2, $3, $4, $5 WHERE NOT EXISTS (SELECT 1 FROM signing_keys)
 		ON CONFLICT (slot) DO NOTHING`,
 		c.KeyID, c.Algorithm, c.PrivateKey, c.CreatedAt, c.ActivatesAt)
@@ -163,7 +164,8 @@ func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) error {
 }
 
 // SigningKeys implements auth.KeyStore.
-func (db *DB) SigningKeys(ctx context.Context) ([]auth.SigningKey, error) {
+func (db *DB) SigningKeys(ctx context.Context) (_ []auth.SigningKey, err error) {
+	defer sqlutil.Wrap(&err, "store: signing keys")
 	rows, err := db.conn(ctx).Query(ctx, `SELECT key_id, algorithm, private_pem, created_at, activates_at, retired_at
 		FROM signing_keys ORDER BY activates_at, key_id`)
 	if err != nil {
@@ -183,7 +185,8 @@ func (db *DB) SigningKeys(ctx context.Context) ([]auth.SigningKey, error) {
 
 // AddSigningKey implements auth.KeyStore. The table lock serialises
 // rotations, so that each one sees the key the previous one added.
-func (db *DB) AddSigningKey(ctx context.Context, k auth.SigningKey, deleteOthers bool) error {
+func (db *DB) AddSigningKey(ctx context.Context, k auth.SigningKey, deleteOthers bool) (err error) {
+	defer sqlutil.Wrap(&err, "store: add signing key")
 	return db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `LOCK TABLE signing_keys IN EXCLUSIVE MODE`); err != nil {
 			return err
@@ -204,13 +207,15 @@ func (db *DB) AddSigningKey(ctx context.Context, k auth.SigningKey, deleteOthers
 }
 
 // ReplacePrivateKey implements auth.KeyStore.
-func (db *DB) ReplacePrivateKey(ctx context.Context, keyID, old, private string) (bool, error) {
+func (db *DB) ReplacePrivateKey(ctx context.Context, keyID, old, private string) (_ bool, err error) {
+	defer sqlutil.Wrap(&err, "store: replace private key")
 	tag, err := db.conn(ctx).Exec(ctx, `UPDATE signing_keys SET private_pem = $1 WHERE key_id = $2 AND private_pem = $3`, private, keyID, old)
 	return tag.RowsAffected() == 1, err
 }
 
 // DeleteRetiredSigningKeys implements auth.KeyStore.
-func (db *DB) DeleteRetiredSigningKeys(ctx context.Context, cutoff time.Time) ([]string, error) {
+func (db *DB) DeleteRetiredSigningKeys(ctx context.Context, cutoff time.Time) (_ []string, err error) {
+	defer sqlutil.Wrap(&err, "store: delete retired signing keys")
 	rows, err := db.conn(ctx).Query(ctx, `DELETE FROM signing_keys WHERE retired_at < $1 RETURNING key_id`, cutoff)
 	if err != nil {
 		return nil, err
@@ -221,9 +226,10 @@ func (db *DB) DeleteRetiredSigningKeys(ctx context.Context, cutoff time.Time) ([
 // ClockAnchor keeps the stored anchor while the configuration that made it
 // is unchanged, and replaces it otherwise. The row lock makes instances
 // starting together settle on one anchor.
-func (db *DB) ClockAnchor(ctx context.Context, config string, desired clock.Anchor) (clock.Anchor, error) {
+func (db *DB) ClockAnchor(ctx context.Context, config string, desired clock.Anchor) (_ clock.Anchor, err error) {
+	defer sqlutil.Wrap(&err, "store: clock anchor")
 	var a clock.Anchor
-	err := db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err = db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO clock_anchor (id, config, virtual_start, real_start, speed)
 			VALUES (1, $1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
 			config, desired.VirtualStart, desired.RealStart, desired.Speed); err != nil {

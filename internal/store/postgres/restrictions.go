@@ -65,7 +65,8 @@ func windowArgs(w restrictions.Window) (from, to *time.Time) {
 	return from, to
 }
 
-func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, assetID string, kind restrictions.Kind, w restrictions.Window) ([]restrictions.Interval, error) {
+func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, assetID string, kind restrictions.Kind, w restrictions.Window) (_ []restrictions.Interval, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: intervals")
 	from, to := windowArgs(w)
 	return collectIntervals(s.db.conn(ctx).Query(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
 		WHERE ($1 OR organization_id = $2) AND asset_id = $3 AND ($4 = '' OR kind = $4)
@@ -74,7 +75,8 @@ func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, asse
 		ORDER BY start_time, kind`, v.All, v.OrganizationID, assetID, string(kind), from, to))
 }
 
-func (s restrictionStore) ActiveAt(ctx context.Context, t time.Time) ([]restrictions.Interval, error) {
+func (s restrictionStore) ActiveAt(ctx context.Context, t time.Time) (_ []restrictions.Interval, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: active at")
 	return collectIntervals(s.db.conn(ctx).Query(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
 		WHERE (end_time IS NULL OR end_time > $1) AND start_time <= $1
 		ORDER BY asset_id, kind`, t))
@@ -107,9 +109,10 @@ func applyChange(ctx context.Context, tx pgx.Tx, c restrictions.Change) error {
 	return err
 }
 
-func (s restrictionStore) MutateIntervals(ctx context.Context, organizationID, assetID string, kind restrictions.Kind, plan func([]restrictions.Interval) (restrictions.Change, error)) (restrictions.Change, error) {
+func (s restrictionStore) MutateIntervals(ctx context.Context, organizationID, assetID string, kind restrictions.Kind, plan func([]restrictions.Interval) (restrictions.Change, error)) (_ restrictions.Change, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: mutate intervals")
 	var c restrictions.Change
-	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if err := lockRestrictedAsset(ctx, tx, assetID); err != nil {
 			return err
 		}
@@ -140,8 +143,9 @@ func scanRequest(row pgx.Row) (restrictions.Request, error) {
 
 func requestNotFound(id string) error { return errs.NotFoundf("restriction request %q not found", id) }
 
-func (s restrictionStore) CreateRequest(ctx context.Context, r restrictions.Request) error {
-	_, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO restriction_requests (request_id, organization_id, asset_id, kind, action, status,
+func (s restrictionStore) CreateRequest(ctx context.Context, r restrictions.Request) (err error) {
+	defer sqlutil.Wrap(&err, "restrictions: create request")
+	_, err = s.db.conn(ctx).Exec(ctx, `INSERT INTO restriction_requests (request_id, organization_id, asset_id, kind, action, status,
 		start_time, end_time, upper_limit, lower_limit, reason, reason_description, requested_by, requested_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		r.ID, r.OrganizationID, r.AssetID, string(r.Kind), r.Action, string(r.Status), r.Start, r.End, r.Upper, r.Lower,
@@ -149,7 +153,8 @@ func (s restrictionStore) CreateRequest(ctx context.Context, r restrictions.Requ
 	return err
 }
 
-func (s restrictionStore) Requests(ctx context.Context, v auth.Visibility, f restrictions.RequestFilter) ([]restrictions.Request, error) {
+func (s restrictionStore) Requests(ctx context.Context, v auth.Visibility, f restrictions.RequestFilter) (_ []restrictions.Request, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: requests")
 	rows, err := s.db.conn(ctx).Query(ctx, `SELECT `+requestColumns+` FROM restriction_requests
 		WHERE ($1 OR organization_id = $2) AND ($3 = '' OR asset_id = $3) AND ($4 = '' OR kind = $4)
 		ORDER BY requested_at DESC, request_id`, v.All, v.OrganizationID, f.AssetID, string(f.Kind))
@@ -159,7 +164,8 @@ func (s restrictionStore) Requests(ctx context.Context, v auth.Visibility, f res
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (restrictions.Request, error) { return scanRequest(r) })
 }
 
-func (s restrictionStore) Request(ctx context.Context, v auth.Visibility, id string) (restrictions.Request, error) {
+func (s restrictionStore) Request(ctx context.Context, v auth.Visibility, id string) (_ restrictions.Request, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: request")
 	r, err := scanRequest(s.db.conn(ctx).QueryRow(ctx, `SELECT `+requestColumns+` FROM restriction_requests
 		WHERE ($1 OR organization_id = $2) AND request_id = $3`, v.All, v.OrganizationID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -168,7 +174,8 @@ func (s restrictionStore) Request(ctx context.Context, v auth.Visibility, id str
 	return r, err
 }
 
-func (s restrictionStore) DecideRequest(ctx context.Context, v auth.Visibility, id string, decide func(restrictions.Request, []restrictions.Interval) (restrictions.Request, *restrictions.Change, error)) (restrictions.Request, error) {
+func (s restrictionStore) DecideRequest(ctx context.Context, v auth.Visibility, id string, decide func(restrictions.Request, []restrictions.Interval) (restrictions.Request, *restrictions.Change, error)) (_ restrictions.Request, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: decide request")
 	before, err := s.Request(ctx, v, id)
 	if err != nil {
 		return restrictions.Request{}, err
@@ -217,17 +224,36 @@ func scanCurtailment(row pgx.Row) (restrictions.Curtailment, error) {
 	return c, nil
 }
 
-func (s restrictionStore) OpenCurtailment(ctx context.Context, c restrictions.Curtailment) error {
-	_, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO curtailments (curtailment_id, organization_id, asset_id, start_time, end_time, max_curtailment, min_curtailment)
-		VALUES ($1, $2, $3, $4, NULL, $5, $6)`,
-		c.ID, c.OrganizationID, c.AssetID, c.Start, c.MaxCurtailment, c.MinCurtailment)
-	if isUniqueViolation(err) {
-		return errs.Conflictf("curtailment_ongoing", "asset %q already has an ongoing curtailment", c.AssetID)
-	}
-	return err
+// OpenCurtailment reads the ongoing curtailment and inserts under the
+// asset's restrictions lock, so no other opening comes between.
+func (s restrictionStore) OpenCurtailment(ctx context.Context, c restrictions.Curtailment,
+	allow func(ongoing *restrictions.Curtailment) error) (err error) {
+	defer sqlutil.Wrap(&err, "restrictions: open curtailment")
+	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		if err := lockRestrictedAsset(ctx, tx, c.AssetID); err != nil {
+			return fmt.Errorf("lock the asset: %w", err)
+		}
+		var ongoing *restrictions.Curtailment
+		cur, err := scanCurtailment(tx.QueryRow(ctx, `SELECT `+curtailmentColumns+` FROM curtailments
+			WHERE asset_id = $1 AND end_time IS NULL`, c.AssetID))
+		switch {
+		case err == nil:
+			ongoing = &cur
+		case !errors.Is(err, pgx.ErrNoRows):
+			return fmt.Errorf("read the ongoing curtailment: %w", err)
+		}
+		if err := allow(ongoing); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO curtailments (curtailment_id, organization_id, asset_id, start_time, end_time, max_curtailment, min_curtailment)
+			VALUES ($1, $2, $3, $4, NULL, $5, $6)`,
+			c.ID, c.OrganizationID, c.AssetID, c.Start, c.MaxCurtailment, c.MinCurtailment)
+		return err
+	})
 }
 
-func (s restrictionStore) CloseCurtailment(ctx context.Context, assetID string, end time.Time) (restrictions.Curtailment, error) {
+func (s restrictionStore) CloseCurtailment(ctx context.Context, assetID string, end time.Time) (_ restrictions.Curtailment, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: close curtailment")
 	c, err := scanCurtailment(s.db.conn(ctx).QueryRow(ctx, `UPDATE curtailments SET end_time = $2
 		WHERE asset_id = $1 AND end_time IS NULL RETURNING `+curtailmentColumns, assetID, end))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -236,7 +262,8 @@ func (s restrictionStore) CloseCurtailment(ctx context.Context, assetID string, 
 	return c, err
 }
 
-func (s restrictionStore) Curtailments(ctx context.Context, v auth.Visibility, assetID string, w restrictions.Window) ([]restrictions.Curtailment, error) {
+func (s restrictionStore) Curtailments(ctx context.Context, v auth.Visibility, assetID string, w restrictions.Window) (_ []restrictions.Curtailment, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: curtailments")
 	from, to := windowArgs(w)
 	rows, err := s.db.conn(ctx).Query(ctx, `SELECT `+curtailmentColumns+` FROM curtailments
 		WHERE ($1 OR organization_id = $2) AND asset_id = $3

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"atcp/internal/store/sqlutil"
 	"context"
 	"errors"
 
@@ -42,7 +43,8 @@ func segmentationNotFound(assetID string) error {
 	return errs.NotFoundf("asset %q has no segmentation", assetID)
 }
 
-func (s segmentationStore) Get(ctx context.Context, v auth.Visibility, assetID string) (segmentation.Segmentation, error) {
+func (s segmentationStore) Get(ctx context.Context, v auth.Visibility, assetID string) (_ segmentation.Segmentation, err error) {
+	defer sqlutil.Wrap(&err, "segmentation: get")
 	seg, err := scanSegmentation(s.db.conn(ctx).QueryRow(ctx, segmentationSelect+" AND s.asset_id = $3", v.All, v.OrganizationID, assetID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return seg, segmentationNotFound(assetID)
@@ -50,7 +52,8 @@ func (s segmentationStore) Get(ctx context.Context, v auth.Visibility, assetID s
 	return seg, err
 }
 
-func (s segmentationStore) ListActive(ctx context.Context, v auth.Visibility) ([]segmentation.Segmentation, error) {
+func (s segmentationStore) ListActive(ctx context.Context, v auth.Visibility) (_ []segmentation.Segmentation, err error) {
+	defer sqlutil.Wrap(&err, "segmentation: list active")
 	rows, err := s.db.conn(ctx).Query(ctx, segmentationSelect+` AND s.status = 'active' ORDER BY s.asset_id COLLATE "C"`, v.All, v.OrganizationID)
 	if err != nil {
 		return nil, err
@@ -85,9 +88,10 @@ func lockForSegmentation(ctx context.Context, tx pgx.Tx, v auth.Visibility, asse
 }
 
 func (s segmentationStore) Change(ctx context.Context, v auth.Visibility, assetID string,
-	change func(context.Context, string, *segmentation.Segmentation) (segmentation.Segmentation, error)) (segmentation.Segmentation, error) {
+	change func(context.Context, string, *segmentation.Segmentation) (segmentation.Segmentation, error)) (_ segmentation.Segmentation, err error) {
+	defer sqlutil.Wrap(&err, "segmentation: change")
 	var out segmentation.Segmentation
-	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		org, cur, err := lockForSegmentation(ctx, tx, v, assetID)
 		if err != nil {
 			return err
@@ -111,7 +115,8 @@ func (s segmentationStore) Change(ctx context.Context, v auth.Visibility, assetI
 	return out, err
 }
 
-func (s segmentationStore) Delete(ctx context.Context, v auth.Visibility, assetID string, check func(context.Context, segmentation.Segmentation) error) error {
+func (s segmentationStore) Delete(ctx context.Context, v auth.Visibility, assetID string, check func(context.Context, segmentation.Segmentation) error) (err error) {
+	defer sqlutil.Wrap(&err, "segmentation: delete")
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		_, cur, err := lockForSegmentation(ctx, tx, v, assetID)
 		if err != nil {

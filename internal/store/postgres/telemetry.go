@@ -19,7 +19,8 @@ func (db *DB) Telemetry() telemetry.Store { return telemetryStore{db} }
 // unnested arrays: one round trip for a thousand assets.
 type telemetryStore struct{ db *DB }
 
-func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Snapshot) error {
+func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Snapshot) (err error) {
+	defer sqlutil.Wrap(&err, "telemetry: save latest")
 	if len(snapshots) == 0 {
 		return nil
 	}
@@ -31,17 +32,18 @@ func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Sn
 	for i, sn := range snapshots {
 		ids[i], ts[i], payloads[i], tails[i] = sn.AssetID, sn.Measurements.Timestamp, sqlutil.LatestPayload(sn.Measurements), sn.Tail
 	}
-	_, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO telemetry_latest (asset_id, ts, payload, tail)
+	_, err = s.db.conn(ctx).Exec(ctx, `INSERT INTO telemetry_latest (asset_id, ts, payload, tail)
 		SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::bytea[], $4::bytea[])
 		ON CONFLICT (asset_id) DO UPDATE SET ts = excluded.ts, payload = excluded.payload, tail = excluded.tail
 		WHERE excluded.ts >= telemetry_latest.ts`, ids, ts, payloads, tails)
 	return err
 }
 
-func (s telemetryStore) Latest(ctx context.Context, assetID string) (telemetry.Snapshot, error) {
+func (s telemetryStore) Latest(ctx context.Context, assetID string) (_ telemetry.Snapshot, err error) {
+	defer sqlutil.Wrap(&err, "telemetry: latest")
 	var ts time.Time
 	var payload, tail []byte
-	err := s.db.conn(ctx).QueryRow(ctx, `SELECT ts, payload, tail FROM telemetry_latest WHERE asset_id = $1`, assetID).Scan(&ts, &payload, &tail)
+	err = s.db.conn(ctx).QueryRow(ctx, `SELECT ts, payload, tail FROM telemetry_latest WHERE asset_id = $1`, assetID).Scan(&ts, &payload, &tail)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return telemetry.Snapshot{}, errs.NotFoundf("asset %s has not reported any measurement", assetID)
 	}
@@ -53,8 +55,9 @@ func (s telemetryStore) Latest(ctx context.Context, assetID string) (telemetry.S
 	return sn, err
 }
 
-func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk) error {
-	chunks, err := sqlutil.UniqueChunks(chunks)
+func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk) (err error) {
+	defer sqlutil.Wrap(&err, "telemetry: put chunks")
+	chunks, err = sqlutil.UniqueChunks(chunks)
 	if err != nil || len(chunks) == 0 {
 		return err
 	}
@@ -73,7 +76,8 @@ func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk)
 	return err
 }
 
-func (s telemetryStore) Chunks(ctx context.Context, assetID string, from, to time.Time) ([]telemetry.Chunk, error) {
+func (s telemetryStore) Chunks(ctx context.Context, assetID string, from, to time.Time) (_ []telemetry.Chunk, err error) {
+	defer sqlutil.Wrap(&err, "telemetry: chunks")
 	// The lower bound on chunk_start keeps the primary-key range short:
 	// no chunk spans more than MaxChunkSpan.
 	rows, err := s.db.conn(ctx).Query(ctx, `SELECT chunk_start, chunk_end, points, data FROM telemetry_chunks
@@ -96,7 +100,8 @@ func (s telemetryStore) Chunks(ctx context.Context, assetID string, from, to tim
 	return out, rows.Err()
 }
 
-func (s telemetryStore) PruneChunks(ctx context.Context, before time.Time) (int, error) {
+func (s telemetryStore) PruneChunks(ctx context.Context, before time.Time) (_ int, err error) {
+	defer sqlutil.Wrap(&err, "telemetry: prune chunks")
 	tag, err := s.db.conn(ctx).Exec(ctx, `DELETE FROM telemetry_chunks WHERE chunk_end <= $1`, before)
 	return int(tag.RowsAffected()), err
 }

@@ -79,8 +79,9 @@ func backupAsset(ctx context.Context, tx *sql.Tx, v auth.Visibility, a assets.As
 	return org, err
 }
 
-func (s backupStore) CreateOverride(ctx context.Context, v auth.Visibility, a assets.Asset, o afrr.Override) (afrr.Override, error) {
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+func (s backupStore) CreateOverride(ctx context.Context, v auth.Visibility, a assets.Asset, o afrr.Override) (_ afrr.Override, err error) {
+	defer sqlutil.Wrap(&err, "backup: create override")
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		org, err := backupAsset(ctx, tx, v, a)
 		if err != nil {
 			return err
@@ -124,7 +125,8 @@ func (s backupStore) CreateOverride(ctx context.Context, v auth.Visibility, a as
 	return o, nil
 }
 
-func (s backupStore) Overrides(ctx context.Context, v auth.Visibility, assetID string, f afrr.OverrideFilter) ([]afrr.Override, error) {
+func (s backupStore) Overrides(ctx context.Context, v auth.Visibility, assetID string, f afrr.OverrideFilter) (_ []afrr.Override, err error) {
+	defer sqlutil.Wrap(&err, "backup: overrides")
 	var q strings.Builder
 	q.WriteString(overrideSelect)
 	args := []any{v.All, v.OrganizationID, assetID}
@@ -157,7 +159,8 @@ func (s backupStore) Overrides(ctx context.Context, v auth.Visibility, assetID s
 	return list, rows.Err()
 }
 
-func (s backupStore) DeleteOverride(ctx context.Context, v auth.Visibility, assetID, id string, check func(afrr.Override) error) error {
+func (s backupStore) DeleteOverride(ctx context.Context, v auth.Visibility, assetID, id string, check func(afrr.Override) error) (err error) {
+	defer sqlutil.Wrap(&err, "backup: delete override")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		o, err := scanOverride(tx.QueryRowContext(ctx, overrideSelect+" AND o.override_id = ?", v.All, v.OrganizationID, assetID, id))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -174,8 +177,9 @@ func (s backupStore) DeleteOverride(ctx context.Context, v auth.Visibility, asse
 	})
 }
 
-func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, a assets.Asset, d afrr.Default) (afrr.Default, error) {
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, a assets.Asset, d afrr.Default) (_ afrr.Default, err error) {
+	defer sqlutil.Wrap(&err, "backup: put default")
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		org, err := backupAsset(ctx, tx, v, a)
 		if err != nil {
 			return err
@@ -197,7 +201,8 @@ func (s backupStore) PutDefault(ctx context.Context, v auth.Visibility, a assets
 	return d, nil
 }
 
-func (s backupStore) LatestDefault(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product) (afrr.Default, error) {
+func (s backupStore) LatestDefault(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product) (_ afrr.Default, err error) {
+	defer sqlutil.Wrap(&err, "backup: latest default")
 	d, err := scanDefault(s.db.read(ctx).QueryRowContext(ctx, defaultSelect+" ORDER BY d.effective_from DESC LIMIT 1",
 		v.All, v.OrganizationID, assetID, string(p)))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -206,7 +211,8 @@ func (s backupStore) LatestDefault(ctx context.Context, v auth.Visibility, asset
 	return d, err
 }
 
-func (s backupStore) DefaultVersions(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product, w calendar.Interval) ([]afrr.Default, error) {
+func (s backupStore) DefaultVersions(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product, w calendar.Interval) (_ []afrr.Default, err error) {
+	defer sqlutil.Wrap(&err, "backup: default versions")
 	rows, err := s.db.read(ctx).QueryContext(ctx, defaultSelect+` AND d.effective_from < ?
 		AND d.effective_from >= COALESCE((SELECT max(effective_from) FROM backup_defaults
 			WHERE asset_id = d.asset_id AND product = d.product AND effective_from <= ?), ?)

@@ -82,7 +82,8 @@ func scanBids(rows *sql.Rows, err error) ([]bids.Bid, error) {
 }
 
 func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Asset, market bids.Market, window calendar.Interval,
-	decide func(assets.Asset, []bids.Bid) (bids.Changes, error)) error {
+	decide func(assets.Asset, []bids.Bid) (bids.Changes, error)) (err error) {
+	defer sqlutil.Wrap(&err, "bids: apply")
 	assetID := asset.ID
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// The single write connection serialises every Apply; reading the
@@ -90,25 +91,25 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 		physical := asset.PhysicalID()
 		get, err := s.db.txStmt(ctx, tx, assetGet)
 		if err != nil {
-			return err
+			return fmt.Errorf("read the asset: %w", err)
 		}
 		a, err := scanAsset(get.QueryRowContext(ctx, v.All, v.OrganizationID, physical))
 		if errors.Is(err, sql.ErrNoRows) {
 			return assetNotFound(assetID)
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("read the asset: %w", err)
 		}
 		if asset.IsVirtual() {
 			a = asset
 		}
 		inWindow, err := s.db.txStmt(ctx, tx, bidsInWindow)
 		if err != nil {
-			return err
+			return fmt.Errorf("read the bids of the window: %w", err)
 		}
 		existing, err := scanBids(inWindow.QueryContext(ctx, assetID, string(market), sqlutil.Micros(window.Start), sqlutil.Micros(window.End)))
 		if err != nil {
-			return err
+			return fmt.Errorf("read the bids of the window: %w", err)
 		}
 		ch, err := decide(a, existing)
 		if err != nil {
@@ -117,17 +118,17 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 		reuse, deletes, inserts := recycle(existing, ch)
 		if err := execEach(ctx, s.db, tx, bidDelete, deletes,
 			func(id string) []any { return []any{id, assetID} }); err != nil {
-			return err
+			return fmt.Errorf("delete bids: %w", err)
 		}
 		if err := execEach(ctx, s.db, tx, bidUpdate, ch.Update, func(b bids.Bid) []any { return append(bidValues(b), b.ID, assetID) }); err != nil {
-			return err
+			return sqlutil.Wrapped("update bids", err)
 		}
 		if err := reuseRows(ctx, s.db, tx, assetID, reuse); err != nil {
-			return err
+			return sqlutil.Wrapped("rewrite recycled bid rows", err)
 		}
-		return execEach(ctx, s.db, tx, bidInsert, inserts, func(b bids.Bid) []any {
+		return sqlutil.Wrapped("insert bids", execEach(ctx, s.db, tx, bidInsert, inserts, func(b bids.Bid) []any {
 			return append([]any{b.ID, a.OrganizationID, assetID, string(b.Market), string(b.Product), sqlutil.Micros(b.CreatedAt)}, bidValues(b)...)
-		})
+		}))
 	})
 }
 
@@ -305,7 +306,8 @@ func keyInUse(b bids.Bid) error {
 // visibleBid filters by the caller's visibility (all, organisation).
 const visibleBid = " WHERE (? OR organization_id = ?) AND asset_id = ? AND market = ?"
 
-func (s bidStore) List(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, f bids.Filter) ([]bids.Bid, error) {
+func (s bidStore) List(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, f bids.Filter) (_ []bids.Bid, err error) {
+	defer sqlutil.Wrap(&err, "bids: list")
 	q := bidSelect + visibleBid + " AND end_time > ?"
 	args := []any{v.All, v.OrganizationID, assetID, string(market), sqlutil.Micros(f.EndAfter)}
 	if f.Start != nil {
@@ -323,7 +325,8 @@ func (s bidStore) List(ctx context.Context, v auth.Visibility, assetID string, m
 	return queryBids(ctx, s.db.read(ctx), q+" ORDER BY start_time, product, created_at, bid_id", args...)
 }
 
-func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, id string) (bids.Bid, error) {
+func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, market bids.Market, id string) (_ bids.Bid, err error) {
+	defer sqlutil.Wrap(&err, "bids: get")
 	b, err := scanBid(s.db.read(ctx).QueryRowContext(ctx, bidSelect+visibleBid+" AND bid_id = ?", v.All, v.OrganizationID, assetID, string(market), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, errs.NotFoundf("bid %q not found", id)
@@ -331,12 +334,14 @@ func (s bidStore) Get(ctx context.Context, v auth.Visibility, assetID string, ma
 	return b, err
 }
 
-func (s bidStore) Due(ctx context.Context, market bids.Market, status bids.Status, startBefore time.Time, limit int) ([]bids.Bid, error) {
+func (s bidStore) Due(ctx context.Context, market bids.Market, status bids.Status, startBefore time.Time, limit int) (_ []bids.Bid, err error) {
+	defer sqlutil.Wrap(&err, "bids: due")
 	return queryBids(ctx, s.db.read(ctx), bidSelect+` WHERE market = ? AND status = ? AND start_time < ? ORDER BY start_time, bid_id LIMIT ?`,
 		string(market), string(status), sqlutil.Micros(startBefore), limit)
 }
 
-func (s bidStore) Covering(ctx context.Context, market bids.Market, status bids.Status, at time.Time) ([]bids.Bid, error) {
+func (s bidStore) Covering(ctx context.Context, market bids.Market, status bids.Status, at time.Time) (_ []bids.Bid, err error) {
+	defer sqlutil.Wrap(&err, "bids: covering")
 	return queryBids(ctx, s.db.read(ctx), bidSelect+` WHERE market = ? AND status = ? AND start_time <= ?3 AND end_time > ?3 ORDER BY asset_id, bid_id`,
 		string(market), string(status), sqlutil.Micros(at))
 }
@@ -366,17 +371,20 @@ func (s bidStore) moveStatus(ctx context.Context, refs []bids.Ref, from, to bids
 	return n, err
 }
 
-func (s bidStore) MarkSubmitted(ctx context.Context, refs []bids.Ref, at time.Time) (int, error) {
+func (s bidStore) MarkSubmitted(ctx context.Context, refs []bids.Ref, at time.Time) (_ int, err error) {
+	defer sqlutil.Wrap(&err, "bids: mark submitted")
 	return s.moveStatus(ctx, refs, bids.Pending, bids.Submitted, at, true)
 }
 
-func (s bidStore) MarkFailed(ctx context.Context, refs []bids.Ref, at time.Time) (int, error) {
+func (s bidStore) MarkFailed(ctx context.Context, refs []bids.Ref, at time.Time) (_ int, err error) {
+	defer sqlutil.Wrap(&err, "bids: mark failed")
 	return s.moveStatus(ctx, refs, bids.Pending, bids.Failed, at, false)
 }
 
-func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, at time.Time) (int, error) {
+func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, at time.Time) (_ int, err error) {
+	defer sqlutil.Wrap(&err, "bids: record outcomes")
 	n := 0
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		n = 0
 		for _, o := range outcomes {
 			from := "status = 'SUBMITTED'"
@@ -402,12 +410,14 @@ func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, a
 	return n, err
 }
 
-func (s bidStore) PendingEdits(ctx context.Context, market bids.Market, limit int) ([]bids.Bid, error) {
+func (s bidStore) PendingEdits(ctx context.Context, market bids.Market, limit int) (_ []bids.Bid, err error) {
+	defer sqlutil.Wrap(&err, "bids: pending edits")
 	return queryBids(ctx, s.db.read(ctx), bidSelect+` WHERE market = ? AND edit_status = 'PENDING_RESYNC' ORDER BY edit_attempted_at, bid_id LIMIT ?`,
 		string(market), limit)
 }
 
-func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, reason, detail string, at time.Time) error {
+func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, reason, detail string, at time.Time) (err error) {
+	defer sqlutil.Wrap(&err, "bids: resolve edit")
 	q := `UPDATE bids SET edit_status = 'FAILED_LATE_EDIT', edit_failure_reason = ?, edit_failure_detail = ?, updated_at = ?
 		WHERE bid_id = ? AND asset_id = ? AND edit_status = 'PENDING_RESYNC'`
 	args := []any{reason, detail, sqlutil.Micros(at), ref.ID, ref.AssetID}
@@ -418,7 +428,7 @@ func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, r
 		args = []any{sqlutil.Micros(at), ref.ID, ref.AssetID}
 	}
 	var n int64
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, q, args...)
 		if err != nil {
 			return err
@@ -435,7 +445,8 @@ func (s bidStore) ResolveEdit(ctx context.Context, ref bids.Ref, applied bool, r
 	return nil
 }
 
-func (s bidStore) CommittedAfter(ctx context.Context, assetID string, t time.Time) (map[bids.Market]int, error) {
+func (s bidStore) CommittedAfter(ctx context.Context, assetID string, t time.Time) (_ map[bids.Market]int, err error) {
+	defer sqlutil.Wrap(&err, "bids: committed after")
 	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT market, count(*) FROM bids WHERE asset_id = ? AND end_time > ?
 		AND status IN ('PENDING', 'SUBMITTED', 'SUCCESSFUL', 'FALLBACK') GROUP BY market`, assetID, sqlutil.Micros(t))
 	if err != nil {

@@ -36,16 +36,18 @@ func scanIntegration(row integrationRow) (identity.Integration, error) {
 	return in, nil
 }
 
-func (s clientStore) CreateIntegration(ctx context.Context, in identity.Integration, first identity.StoredSecret) error {
+func (s clientStore) CreateIntegration(ctx context.Context, in identity.Integration, first identity.StoredSecret) (err error) {
+	defer sqlutil.Wrap(&err, "clients: create integration")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := insertIntegration(ctx, tx, in, first, false)
 		return err
 	})
 }
 
-func (s clientStore) EnsureIntegration(ctx context.Context, in identity.Integration, first identity.StoredSecret) (bool, error) {
+func (s clientStore) EnsureIntegration(ctx context.Context, in identity.Integration, first identity.StoredSecret) (_ bool, err error) {
+	defer sqlutil.Wrap(&err, "clients: ensure integration")
 	var created bool
-	err := s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
+	err = s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		var err error
 		created, err = insertIntegration(ctx, tx, in, first, true)
 		if created {
@@ -88,7 +90,8 @@ func insertIntegration(ctx context.Context, tx *sql.Tx, in identity.Integration,
 	return err == nil, err
 }
 
-func (s clientStore) Integrations(ctx context.Context, vis auth.Visibility) ([]identity.Integration, error) {
+func (s clientStore) Integrations(ctx context.Context, vis auth.Visibility) (_ []identity.Integration, err error) {
+	defer sqlutil.Wrap(&err, "clients: integrations")
 	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT `+integrationColumns+` FROM integrations
 		WHERE (? OR organization_id = ?) ORDER BY organization_id, created_at, integration_id`, vis.All, vis.OrganizationID)
 	if err != nil {
@@ -106,7 +109,8 @@ func (s clientStore) Integrations(ctx context.Context, vis auth.Visibility) ([]i
 	return out, rows.Err()
 }
 
-func (s clientStore) Integration(ctx context.Context, vis auth.Visibility, id string) (identity.Integration, error) {
+func (s clientStore) Integration(ctx context.Context, vis auth.Visibility, id string) (_ identity.Integration, err error) {
+	defer sqlutil.Wrap(&err, "clients: integration")
 	return integrationIn(ctx, s.db.read(ctx), vis, id)
 }
 
@@ -126,7 +130,8 @@ func integrationIn(ctx context.Context, q rowQueryer, vis auth.Visibility, id st
 
 func errIntegrationNotFound(id string) error { return errs.NotFoundf("integration %s not found", id) }
 
-func (s clientStore) DeleteIntegration(ctx context.Context, vis auth.Visibility, id string) error {
+func (s clientStore) DeleteIntegration(ctx context.Context, vis auth.Visibility, id string) (err error) {
+	defer sqlutil.Wrap(&err, "clients: delete integration")
 	return s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM integrations WHERE integration_id = ? AND (? OR organization_id = ?)`,
 			id, vis.All, vis.OrganizationID)
@@ -147,7 +152,8 @@ func (s clientStore) DeleteIntegration(ctx context.Context, vis auth.Visibility,
 	})
 }
 
-func (s clientStore) Secrets(ctx context.Context, vis auth.Visibility, integrationID string) ([]identity.SecretInfo, error) {
+func (s clientStore) Secrets(ctx context.Context, vis auth.Visibility, integrationID string) (_ []identity.SecretInfo, err error) {
+	defer sqlutil.Wrap(&err, "clients: secrets")
 	if _, err := s.Integration(ctx, vis, integrationID); err != nil {
 		return nil, err
 	}
@@ -170,7 +176,8 @@ func (s clientStore) Secrets(ctx context.Context, vis auth.Visibility, integrati
 	return out, rows.Err()
 }
 
-func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec identity.StoredSecret, limit int) error {
+func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec identity.StoredSecret, allow func(held int) error) (err error) {
+	defer sqlutil.Wrap(&err, "clients: add secret")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		in, err := integrationIn(ctx, tx, vis, sec.IntegrationID)
 		if err != nil {
@@ -181,9 +188,8 @@ func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec ide
 			sec.IntegrationID).Scan(&n); err != nil {
 			return err
 		}
-		if n >= limit {
-			return errs.Conflictf(identity.CodeSecretLimitReached,
-				"the integration already has %d active secrets; delete one before adding another", n)
+		if err := allow(n); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO integration_secrets (secret_id, integration_id, organization_id, secret_hash, created_at)
 			VALUES (?, ?, ?, ?, ?)`, sec.ID, sec.IntegrationID, in.OrganizationID, sec.Hash, sqlutil.Micros(sec.CreatedAt))
@@ -191,7 +197,8 @@ func (s clientStore) AddSecret(ctx context.Context, vis auth.Visibility, sec ide
 	})
 }
 
-func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, integrationID, secretID string) error {
+func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, integrationID, secretID string, allow func(held int) error) (err error) {
+	defer sqlutil.Wrap(&err, "clients: delete secret")
 	return s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		if _, err := integrationIn(ctx, tx, vis, integrationID); err != nil {
 			return err
@@ -204,9 +211,8 @@ func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, inte
 		if found == 0 {
 			return errs.NotFoundf("secret %s not found", secretID)
 		}
-		if n == 1 {
-			return errs.Conflictf(identity.CodeLastSecret,
-				"this is the integration's only secret; add a new secret first, or delete the integration")
+		if err := allow(n); err != nil {
+			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM integration_secrets WHERE secret_id = ?`, secretID)
 		changed(integrationID)
@@ -214,7 +220,8 @@ func (s clientStore) DeleteSecret(ctx context.Context, vis auth.Visibility, inte
 	})
 }
 
-func (s clientStore) ClientSecrets(ctx context.Context, clientID string) (identity.Integration, []identity.StoredSecret, error) {
+func (s clientStore) ClientSecrets(ctx context.Context, clientID string) (_ identity.Integration, _ []identity.StoredSecret, err error) {
+	defer sqlutil.Wrap(&err, "clients: client secrets")
 	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT i.integration_id, i.organization_id, i.name, i.scopes, i.created_at,
 			s.secret_id, s.created_at, s.secret_hash
 		FROM integrations i LEFT JOIN integration_secrets s ON s.integration_id = i.integration_id
@@ -253,7 +260,8 @@ func (s clientStore) ClientSecrets(ctx context.Context, clientID string) (identi
 	return in, secrets, nil
 }
 
-func (s clientStore) CreateAuthorization(ctx context.Context, g identity.Grant, c identity.AuthorizationCode, purgeBefore time.Time) error {
+func (s clientStore) CreateAuthorization(ctx context.Context, g identity.Grant, c identity.AuthorizationCode, purgeBefore time.Time) (err error) {
+	defer sqlutil.Wrap(&err, "clients: create authorization")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		cutoff := sqlutil.Micros(purgeBefore)
 		if _, err := tx.ExecContext(ctx, `DELETE FROM oauth_refresh_tokens WHERE expires_at < ?`, cutoff); err != nil {
@@ -300,12 +308,13 @@ func (gs *grantScan) grant() identity.Grant {
 	return g
 }
 
-func (s clientStore) ConsumeCode(ctx context.Context, codeHash string, now time.Time) (identity.Grant, identity.AuthorizationCode, error) {
+func (s clientStore) ConsumeCode(ctx context.Context, codeHash string, now time.Time) (_ identity.Grant, _ identity.AuthorizationCode, err error) {
+	defer sqlutil.Wrap(&err, "clients: consume code")
 	var gs grantScan
 	c := identity.AuthorizationCode{Hash: codeHash}
 	var expires int64
 	var used *int64
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		dest := append([]any{&c.GrantID, &c.RedirectURI, &c.CodeChallenge, &expires, &used}, gs.dest()...)
 		err := tx.QueryRowContext(ctx, `SELECT c.grant_id, c.redirect_uri, c.code_challenge, c.expires_at, c.used_at, `+grantColumns+`
 			FROM oauth_codes c JOIN oauth_grants g ON g.grant_id = c.grant_id
@@ -326,7 +335,8 @@ func (s clientStore) ConsumeCode(ctx context.Context, codeHash string, now time.
 	return gs.grant(), c, nil
 }
 
-func (s clientStore) AddRefreshToken(ctx context.Context, t identity.RefreshToken) error {
+func (s clientStore) AddRefreshToken(ctx context.Context, t identity.RefreshToken) (err error) {
+	defer sqlutil.Wrap(&err, "clients: add refresh token")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO oauth_refresh_tokens
 			(token_hash, grant_id, organization_id, created_at, expires_at, used_at)
@@ -345,13 +355,14 @@ func (s clientStore) AddRefreshToken(ctx context.Context, t identity.RefreshToke
 	})
 }
 
-func (s clientStore) RotateRefreshToken(ctx context.Context, oldHash string, now time.Time, next identity.RefreshToken) (identity.Grant, identity.RefreshToken, bool, error) {
+func (s clientStore) RotateRefreshToken(ctx context.Context, oldHash string, now time.Time, next identity.RefreshToken) (_ identity.Grant, _ identity.RefreshToken, _ bool, err error) {
+	defer sqlutil.Wrap(&err, "clients: rotate refresh token")
 	var gs grantScan
 	old := identity.RefreshToken{Hash: oldHash}
 	var created, expires int64
 	var used *int64
 	rotated := false
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		dest := append([]any{&old.GrantID, &created, &expires, &used}, gs.dest()...)
 		err := tx.QueryRowContext(ctx, `SELECT t.grant_id, t.created_at, t.expires_at, t.used_at, `+grantColumns+`
 			FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.grant_id = t.grant_id
@@ -384,7 +395,8 @@ func (s clientStore) RotateRefreshToken(ctx context.Context, oldHash string, now
 	return gs.grant(), old, rotated, nil
 }
 
-func (s clientStore) RevokeGrant(ctx context.Context, grantID string, now time.Time) error {
+func (s clientStore) RevokeGrant(ctx context.Context, grantID string, now time.Time) (err error) {
+	defer sqlutil.Wrap(&err, "clients: revoke grant")
 	return s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		var userID string
 		err := tx.QueryRowContext(ctx, `UPDATE oauth_grants SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL

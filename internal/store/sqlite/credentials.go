@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"atcp/internal/store/sqlutil"
 	"context"
 	"database/sql"
 	"errors"
@@ -22,7 +23,8 @@ type extraColumn struct {
 
 func (e extraColumn) Scan(dest ...any) error { return e.row.Scan(append(dest, e.extra)...) }
 
-func (s credentialStore) IntegrationCredential(ctx context.Context, integrationID, secretID string) (identity.Integration, bool, error) {
+func (s credentialStore) IntegrationCredential(ctx context.Context, integrationID, secretID string) (_ identity.Integration, _ bool, err error) {
+	defer sqlutil.Wrap(&err, "credentials: integration credential")
 	var secretFound bool
 	in, err := scanIntegration(extraColumn{s.db.read(ctx).QueryRowContext(ctx, `SELECT `+integrationColumns+`,
 			EXISTS (SELECT 1 FROM integration_secrets s WHERE s.secret_id = ? AND s.integration_id = i.integration_id)
@@ -33,7 +35,8 @@ func (s credentialStore) IntegrationCredential(ctx context.Context, integrationI
 	return in, secretFound, err
 }
 
-func (s credentialStore) UserCredential(ctx context.Context, userID, grantID string) (identity.User, bool, error) {
+func (s credentialStore) UserCredential(ctx context.Context, userID, grantID string) (_ identity.User, _ bool, err error) {
+	defer sqlutil.Wrap(&err, "credentials: user credential")
 	var grantLive bool
 	u, err := scanUser(extraColumn{s.db.read(ctx).QueryRowContext(ctx, `SELECT `+userColumns+`,
 			EXISTS (SELECT 1 FROM oauth_grants g WHERE g.grant_id = ? AND g.user_id = u.user_id AND g.revoked_at IS NULL)

@@ -53,15 +53,18 @@ func nullHash(h string) any {
 	return h
 }
 
-func (s directoryStore) UserByEmail(ctx context.Context, email string) (identity.User, error) {
+func (s directoryStore) UserByEmail(ctx context.Context, email string) (_ identity.User, err error) {
+	defer sqlutil.Wrap(&err, "directory: user by email")
 	return scanUser(s.db.read(ctx).QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email = ?`, email))
 }
 
-func (s directoryStore) UserByID(ctx context.Context, userID string) (identity.User, error) {
+func (s directoryStore) UserByID(ctx context.Context, userID string) (_ identity.User, err error) {
+	defer sqlutil.Wrap(&err, "directory: user by id")
 	return scanUser(s.db.read(ctx).QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE user_id = ?`, userID))
 }
 
-func (s directoryStore) CreateOrganization(ctx context.Context, o identity.Organization) error {
+func (s directoryStore) CreateOrganization(ctx context.Context, o identity.Organization) (err error) {
+	defer sqlutil.Wrap(&err, "directory: create organization")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES (?, ?, ?)`,
 			o.ID, o.Name, sqlutil.Micros(o.CreatedAt))
@@ -72,7 +75,8 @@ func (s directoryStore) CreateOrganization(ctx context.Context, o identity.Organ
 	})
 }
 
-func (s directoryStore) EnsureOrganization(ctx context.Context, o identity.Organization) error {
+func (s directoryStore) EnsureOrganization(ctx context.Context, o identity.Organization) (err error) {
+	defer sqlutil.Wrap(&err, "directory: ensure organization")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES (?, ?, ?)
 			ON CONFLICT (organization_id) DO NOTHING`, o.ID, o.Name, sqlutil.Micros(o.CreatedAt))
@@ -80,10 +84,11 @@ func (s directoryStore) EnsureOrganization(ctx context.Context, o identity.Organ
 	})
 }
 
-func (s directoryStore) Organization(ctx context.Context, id string) (identity.Organization, error) {
+func (s directoryStore) Organization(ctx context.Context, id string) (_ identity.Organization, err error) {
+	defer sqlutil.Wrap(&err, "directory: organization")
 	var o identity.Organization
 	var created int64
-	err := s.db.read(ctx).QueryRowContext(ctx, `SELECT organization_id, name, created_at FROM organizations WHERE organization_id = ?`, id).
+	err = s.db.read(ctx).QueryRowContext(ctx, `SELECT organization_id, name, created_at FROM organizations WHERE organization_id = ?`, id).
 		Scan(&o.ID, &o.Name, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return identity.Organization{}, errs.NotFoundf("organisation %q not found", id)
@@ -92,7 +97,8 @@ func (s directoryStore) Organization(ctx context.Context, id string) (identity.O
 	return o, err
 }
 
-func (s directoryStore) Organizations(ctx context.Context) ([]identity.Organization, error) {
+func (s directoryStore) Organizations(ctx context.Context) (_ []identity.Organization, err error) {
+	defer sqlutil.Wrap(&err, "directory: organizations")
 	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT organization_id, name, created_at FROM organizations ORDER BY organization_id`)
 	if err != nil {
 		return nil, err
@@ -123,7 +129,8 @@ func insertLink(ctx context.Context, tx *sql.Tx, l identity.SetPasswordLink) err
 	return err
 }
 
-func (s directoryStore) CreateUser(ctx context.Context, u identity.User, link *identity.SetPasswordLink) error {
+func (s directoryStore) CreateUser(ctx context.Context, u identity.User, link *identity.SetPasswordLink) (err error) {
+	defer sqlutil.Wrap(&err, "directory: create user")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := insertUser(ctx, tx, u, ""); err != nil {
 			if isUniqueViolation(err) {
@@ -138,9 +145,10 @@ func (s directoryStore) CreateUser(ctx context.Context, u identity.User, link *i
 	})
 }
 
-func (s directoryStore) EnsureUser(ctx context.Context, u identity.User) (bool, error) {
+func (s directoryStore) EnsureUser(ctx context.Context, u identity.User) (_ bool, err error) {
+	defer sqlutil.Wrap(&err, "directory: ensure user")
 	var created bool
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := insertUser(ctx, tx, u, " ON CONFLICT (email) DO NOTHING")
 		if err != nil {
 			return err
@@ -152,7 +160,8 @@ func (s directoryStore) EnsureUser(ctx context.Context, u identity.User) (bool, 
 	return created, err
 }
 
-func (s directoryStore) Users(ctx context.Context, vis auth.Visibility, org string) ([]identity.User, error) {
+func (s directoryStore) Users(ctx context.Context, vis auth.Visibility, org string) (_ []identity.User, err error) {
+	defer sqlutil.Wrap(&err, "directory: users")
 	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT `+userColumns+` FROM users WHERE organization_id = ? AND `+userVisible+`
 		ORDER BY email`, org, vis.All, vis.OrganizationID)
 	if err != nil {
@@ -179,7 +188,8 @@ func visibleUserIn(ctx context.Context, tx *sql.Tx, vis auth.Visibility, email s
 		email, vis.All, vis.OrganizationID))
 }
 
-func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, email string, check func(identity.User) error) error {
+func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, email string, check func(identity.User) error) (err error) {
+	defer sqlutil.Wrap(&err, "directory: delete user")
 	return s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		u, err := visibleUserIn(ctx, tx, vis, email)
 		if err != nil {
@@ -198,6 +208,7 @@ func (s directoryStore) DeleteUser(ctx context.Context, vis auth.Visibility, ema
 
 func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibility, email string, updatedAt time.Time,
 	decide func(identity.User) (auth.ScopeSet, error)) (before, after identity.User, err error) {
+	defer sqlutil.Wrap(&err, "directory: update user scopes")
 	// The write transaction holds SQLite's single writer lock from BEGIN
 	// IMMEDIATE on, so the read, decision and write are not interleaved
 	// with another writer.
@@ -222,12 +233,13 @@ func (s directoryStore) UpdateUserScopes(ctx context.Context, vis auth.Visibilit
 	return before, after, nil
 }
 
-func (s directoryStore) Preferences(ctx context.Context, userID string) (identity.Preferences, error) {
+func (s directoryStore) Preferences(ctx context.Context, userID string) (_ identity.Preferences, err error) {
+	defer sqlutil.Wrap(&err, "directory: preferences")
 	p := identity.Preferences{UserID: userID}
 	var found string
 	var locale, theme sql.NullString
 	var updated sql.NullInt64
-	err := s.db.read(ctx).QueryRowContext(ctx, `SELECT u.user_id, p.locale, p.theme, p.updated_at
+	err = s.db.read(ctx).QueryRowContext(ctx, `SELECT u.user_id, p.locale, p.theme, p.updated_at
 		FROM users u LEFT JOIN user_preferences p ON p.user_id = u.user_id WHERE u.user_id = ?`, userID).
 		Scan(&found, &locale, &theme, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -248,7 +260,8 @@ func (s directoryStore) Preferences(ctx context.Context, userID string) (identit
 	return p, nil
 }
 
-func (s directoryStore) SavePreferences(ctx context.Context, p identity.Preferences) error {
+func (s directoryStore) SavePreferences(ctx context.Context, p identity.Preferences) (err error) {
+	defer sqlutil.Wrap(&err, "directory: save preferences")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// Selecting from users keeps a deleted person from getting a row
 		// and takes the organisation from the user. The WHERE true
@@ -272,7 +285,8 @@ func (s directoryStore) SavePreferences(ctx context.Context, p identity.Preferen
 }
 
 func (s directoryStore) ReplacePasswordLink(ctx context.Context, vis auth.Visibility, email string,
-	issue func(identity.User) (identity.SetPasswordLink, error)) error {
+	issue func(identity.User) (identity.SetPasswordLink, error)) (err error) {
+	defer sqlutil.Wrap(&err, "directory: replace password link")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		u, err := visibleUserIn(ctx, tx, vis, email)
 		if err != nil {
@@ -289,11 +303,12 @@ func (s directoryStore) ReplacePasswordLink(ctx context.Context, vis auth.Visibi
 	})
 }
 
-func (s directoryStore) PasswordLink(ctx context.Context, tokenHash string) (identity.SetPasswordLink, identity.User, error) {
+func (s directoryStore) PasswordLink(ctx context.Context, tokenHash string) (_ identity.SetPasswordLink, _ identity.User, err error) {
+	defer sqlutil.Wrap(&err, "directory: password link")
 	var l identity.SetPasswordLink
 	var created, expires int64
 	var used sql.NullInt64
-	err := s.db.read(ctx).QueryRowContext(ctx, `SELECT token_hash, user_id, organization_id, created_at, expires_at, used_at
+	err = s.db.read(ctx).QueryRowContext(ctx, `SELECT token_hash, user_id, organization_id, created_at, expires_at, used_at
 		FROM set_password_links WHERE token_hash = ?`, tokenHash).
 		Scan(&l.TokenHash, &l.UserID, &l.OrganizationID, &created, &expires, &used)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -313,12 +328,13 @@ func (s directoryStore) PasswordLink(ctx context.Context, tokenHash string) (ide
 	return l, u, nil
 }
 
-func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash string, now, updatedAt time.Time, passwordHash string) (identity.User, bool, error) {
+func (s directoryStore) ConsumePasswordLink(ctx context.Context, tokenHash string, now, updatedAt time.Time, passwordHash string) (_ identity.User, _ bool, err error) {
+	defer sqlutil.Wrap(&err, "directory: consume password link")
 	var u identity.User
 	var consumed bool
 	// SQLite's single writer serialises concurrent consumers: the first
 	// sets used_at, the others then match no row.
-	err := s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
+	err = s.db.credentialTx(ctx, func(tx *sql.Tx, changed func(string)) error {
 		var userID string
 		err := tx.QueryRowContext(ctx, `UPDATE set_password_links SET used_at = ?
 			WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING user_id`,

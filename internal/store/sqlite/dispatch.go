@@ -76,9 +76,10 @@ func lockDispatchAsset(ctx context.Context, tx *sql.Tx, assetID string) error {
 	return err
 }
 
-func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate) ([]dispatch.Immediate, error) {
+func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate) (_ []dispatch.Immediate, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: start immediate")
 	var replaced []dispatch.Immediate
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := lockDispatchAsset(ctx, tx, im.AssetID); err != nil {
 			return err
 		}
@@ -108,9 +109,10 @@ func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate
 	return replaced, err
 }
 
-func (s dispatchStore) EndImmediate(ctx context.Context, assetID string, at time.Time) (dispatch.Immediate, error) {
+func (s dispatchStore) EndImmediate(ctx context.Context, assetID string, at time.Time) (_ dispatch.Immediate, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: end immediate")
 	var im dispatch.Immediate
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := lockDispatchAsset(ctx, tx, assetID); err != nil {
 			return err
 		}
@@ -131,7 +133,8 @@ func (s dispatchStore) EndImmediate(ctx context.Context, assetID string, at time
 	return im, err
 }
 
-func (s dispatchStore) Immediates(ctx context.Context, v auth.Visibility, assetID string, w dispatch.Window) ([]dispatch.Immediate, error) {
+func (s dispatchStore) Immediates(ctx context.Context, v auth.Visibility, assetID string, w dispatch.Window) (_ []dispatch.Immediate, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: immediates")
 	var from, to any
 	if !w.From.IsZero() {
 		from = sqlutil.Micros(w.From)
@@ -145,12 +148,14 @@ func (s dispatchStore) Immediates(ctx context.Context, v auth.Visibility, assetI
 		ORDER BY start_time`, v.All, v.OrganizationID, assetID, from, to))
 }
 
-func (s dispatchStore) ActiveImmediate(ctx context.Context, at time.Time) ([]dispatch.Immediate, error) {
+func (s dispatchStore) ActiveImmediate(ctx context.Context, at time.Time) (_ []dispatch.Immediate, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: active immediate")
 	return collect(scanImmediate)(s.db.read(ctx).QueryContext(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
 		WHERE end_time > ?1 AND start_time <= ?1 ORDER BY asset_id`, sqlutil.Micros(at)))
 }
 
-func (s dispatchStore) ReplaceEvents(ctx context.Context, assetID string, from, to time.Time, events []dispatch.Event) error {
+func (s dispatchStore) ReplaceEvents(ctx context.Context, assetID string, from, to time.Time, events []dispatch.Event) (err error) {
+	defer sqlutil.Wrap(&err, "dispatch: replace events")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := lockDispatchAsset(ctx, tx, assetID); err != nil {
 			return err
@@ -174,18 +179,21 @@ func (s dispatchStore) ReplaceEvents(ctx context.Context, assetID string, from, 
 	})
 }
 
-func (s dispatchStore) Events(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) ([]dispatch.Event, error) {
+func (s dispatchStore) Events(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) (_ []dispatch.Event, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: events")
 	return collect(scanEvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events
 		WHERE (? OR organization_id = ?) AND asset_id = ? AND set_time >= ? AND set_time < ? ORDER BY set_time`,
 		v.All, v.OrganizationID, assetID, sqlutil.Micros(from), sqlutil.Micros(to)))
 }
 
-func (s dispatchStore) EventsBetween(ctx context.Context, from, to time.Time) ([]dispatch.Event, error) {
+func (s dispatchStore) EventsBetween(ctx context.Context, from, to time.Time) (_ []dispatch.Event, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: events between")
 	return collect(scanEvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events
 		WHERE set_time > ? AND set_time <= ? ORDER BY set_time, asset_id`, sqlutil.Micros(from), sqlutil.Micros(to)))
 }
 
-func (s dispatchStore) CurrentEvents(ctx context.Context, at time.Time) ([]dispatch.Event, error) {
+func (s dispatchStore) CurrentEvents(ctx context.Context, at time.Time) (_ []dispatch.Event, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: current events")
 	// Each candidate probes the primary key for a later event of its asset.
 	return collect(scanEvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events e
 		WHERE set_time >= ?1 AND set_time <= ?2 AND NOT EXISTS (SELECT 1 FROM dispatch_events n
@@ -193,7 +201,8 @@ func (s dispatchStore) CurrentEvents(ctx context.Context, at time.Time) ([]dispa
 		ORDER BY asset_id`, sqlutil.Micros(dispatch.BlockOf(at)), sqlutil.Micros(at)))
 }
 
-func (s dispatchStore) RecordOutcomes(ctx context.Context, outcomes []dispatch.Outcome) error {
+func (s dispatchStore) RecordOutcomes(ctx context.Context, outcomes []dispatch.Outcome) (err error) {
+	defer sqlutil.Wrap(&err, "dispatch: record outcomes")
 	if len(outcomes) == 0 {
 		return nil
 	}
@@ -220,14 +229,16 @@ func (s dispatchStore) RecordOutcomes(ctx context.Context, outcomes []dispatch.O
 	})
 }
 
-func (s dispatchStore) Outcomes(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) ([]dispatch.Outcome, error) {
+func (s dispatchStore) Outcomes(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) (_ []dispatch.Outcome, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: outcomes")
 	return collect(scanOutcome)(s.db.read(ctx).QueryContext(ctx, `SELECT `+outcomeColumns+` FROM dispatch_outcomes o
 		LEFT JOIN dispatch_events e ON e.asset_id = o.asset_id AND e.set_time = o.set_time
 		WHERE (? OR o.organization_id = ?) AND o.asset_id = ? AND o.set_time >= ? AND o.set_time < ? ORDER BY o.set_time`,
 		v.All, v.OrganizationID, assetID, sqlutil.Micros(from), sqlutil.Micros(to)))
 }
 
-func (s dispatchStore) Prune(ctx context.Context, before time.Time) (int, error) {
+func (s dispatchStore) Prune(ctx context.Context, before time.Time) (_ int, err error) {
+	defer sqlutil.Wrap(&err, "dispatch: prune")
 	total := 0
 	cut := sqlutil.Micros(before)
 	// Small transactions, so that the single writer is never held long.

@@ -18,12 +18,13 @@ func (db *DB) Leases() worker.LeaseStore { return leaseStore{db} }
 // racing acquirers; the read-back happens in the same transaction.
 type leaseStore struct{ db *DB }
 
-func (s leaseStore) Acquire(ctx context.Context, job, holder string, now time.Time, ttl time.Duration) (worker.Lease, error) {
+func (s leaseStore) Acquire(ctx context.Context, job, holder string, now time.Time, ttl time.Duration) (_ worker.Lease, err error) {
+	defer sqlutil.Wrap(&err, "leases: acquire")
 	if err := worker.CheckLeaseArgs(job, holder, ttl); err != nil {
 		return worker.Lease{}, err
 	}
 	var l worker.Lease
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO worker_leases AS l (job, holder, acquired_at, expires_at) VALUES (?1, ?2, ?3, ?4)
 			ON CONFLICT (job) DO UPDATE SET
 				acquired_at = CASE WHEN l.holder = excluded.holder THEN l.acquired_at ELSE excluded.acquired_at END,
@@ -39,12 +40,13 @@ func (s leaseStore) Acquire(ctx context.Context, job, holder string, now time.Ti
 	return l, err
 }
 
-func (s leaseStore) Renew(ctx context.Context, job, holder string, now time.Time, ttl time.Duration) (bool, error) {
+func (s leaseStore) Renew(ctx context.Context, job, holder string, now time.Time, ttl time.Duration) (_ bool, err error) {
+	defer sqlutil.Wrap(&err, "leases: renew")
 	if err := worker.CheckLeaseArgs(job, holder, ttl); err != nil {
 		return false, err
 	}
 	var n int64
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE worker_leases SET expires_at = ? WHERE job = ? AND holder = ? AND expires_at > ?`,
 			sqlutil.Micros(now.Add(ttl)), job, holder, sqlutil.Micros(now))
 		if err != nil {
@@ -56,14 +58,16 @@ func (s leaseStore) Renew(ctx context.Context, job, holder string, now time.Time
 	return n == 1, err
 }
 
-func (s leaseStore) Release(ctx context.Context, job, holder string) error {
+func (s leaseStore) Release(ctx context.Context, job, holder string) (err error) {
+	defer sqlutil.Wrap(&err, "leases: release")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM worker_leases WHERE job = ? AND holder = ?`, job, holder)
 		return err
 	})
 }
 
-func (s leaseStore) Lease(ctx context.Context, job string) (worker.Lease, error) {
+func (s leaseStore) Lease(ctx context.Context, job string) (_ worker.Lease, err error) {
+	defer sqlutil.Wrap(&err, "leases: lease")
 	l, err := scanLease(s.db.read(ctx).QueryRowContext(ctx, leaseSelect, job))
 	if errors.Is(err, sql.ErrNoRows) {
 		return worker.Lease{}, errs.NotFoundf("no lease on job %q", job)

@@ -80,7 +80,8 @@ func windowArgs(w restrictions.Window) (from, to any) {
 	return from, to
 }
 
-func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, assetID string, kind restrictions.Kind, w restrictions.Window) ([]restrictions.Interval, error) {
+func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, assetID string, kind restrictions.Kind, w restrictions.Window) (_ []restrictions.Interval, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: intervals")
 	from, to := windowArgs(w)
 	return collect(scanInterval)(s.db.read(ctx).QueryContext(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
 		WHERE (?1 OR organization_id = ?2) AND asset_id = ?3 AND (?4 = '' OR kind = ?4)
@@ -89,7 +90,8 @@ func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, asse
 		ORDER BY start_time, kind`, v.All, v.OrganizationID, assetID, string(kind), from, to))
 }
 
-func (s restrictionStore) ActiveAt(ctx context.Context, t time.Time) ([]restrictions.Interval, error) {
+func (s restrictionStore) ActiveAt(ctx context.Context, t time.Time) (_ []restrictions.Interval, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: active at")
 	return collect(scanInterval)(s.db.read(ctx).QueryContext(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
 		WHERE (end_time IS NULL OR end_time > ?1) AND start_time <= ?1
 		ORDER BY asset_id, kind`, sqlutil.Micros(t)))
@@ -122,9 +124,10 @@ func applyChange(ctx context.Context, tx *sql.Tx, c restrictions.Change) error {
 	return err
 }
 
-func (s restrictionStore) MutateIntervals(ctx context.Context, organizationID, assetID string, kind restrictions.Kind, plan func([]restrictions.Interval) (restrictions.Change, error)) (restrictions.Change, error) {
+func (s restrictionStore) MutateIntervals(ctx context.Context, organizationID, assetID string, kind restrictions.Kind, plan func([]restrictions.Interval) (restrictions.Change, error)) (_ restrictions.Change, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: mutate intervals")
 	var c restrictions.Change
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		existing, err := kindIntervals(ctx, tx, assetID, kind)
 		if err != nil {
 			return err
@@ -155,7 +158,8 @@ func scanRequest(row restrictionRow) (restrictions.Request, error) {
 
 func requestNotFound(id string) error { return errs.NotFoundf("restriction request %q not found", id) }
 
-func (s restrictionStore) CreateRequest(ctx context.Context, r restrictions.Request) error {
+func (s restrictionStore) CreateRequest(ctx context.Context, r restrictions.Request) (err error) {
+	defer sqlutil.Wrap(&err, "restrictions: create request")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO restriction_requests (request_id, organization_id, asset_id, kind, action, status,
 			start_time, end_time, upper_limit, lower_limit, reason, reason_description, requested_by, requested_at)
@@ -166,13 +170,15 @@ func (s restrictionStore) CreateRequest(ctx context.Context, r restrictions.Requ
 	})
 }
 
-func (s restrictionStore) Requests(ctx context.Context, v auth.Visibility, f restrictions.RequestFilter) ([]restrictions.Request, error) {
+func (s restrictionStore) Requests(ctx context.Context, v auth.Visibility, f restrictions.RequestFilter) (_ []restrictions.Request, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: requests")
 	return collect(scanRequest)(s.db.read(ctx).QueryContext(ctx, `SELECT `+requestColumns+` FROM restriction_requests
 		WHERE (?1 OR organization_id = ?2) AND (?3 = '' OR asset_id = ?3) AND (?4 = '' OR kind = ?4)
 		ORDER BY requested_at DESC, request_id`, v.All, v.OrganizationID, f.AssetID, string(f.Kind)))
 }
 
-func (s restrictionStore) Request(ctx context.Context, v auth.Visibility, id string) (restrictions.Request, error) {
+func (s restrictionStore) Request(ctx context.Context, v auth.Visibility, id string) (_ restrictions.Request, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: request")
 	r, err := scanRequest(s.db.read(ctx).QueryRowContext(ctx, `SELECT `+requestColumns+` FROM restriction_requests
 		WHERE (? OR organization_id = ?) AND request_id = ?`, v.All, v.OrganizationID, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -181,10 +187,11 @@ func (s restrictionStore) Request(ctx context.Context, v auth.Visibility, id str
 	return r, err
 }
 
-func (s restrictionStore) DecideRequest(ctx context.Context, v auth.Visibility, id string, decide func(restrictions.Request, []restrictions.Interval) (restrictions.Request, *restrictions.Change, error)) (restrictions.Request, error) {
+func (s restrictionStore) DecideRequest(ctx context.Context, v auth.Visibility, id string, decide func(restrictions.Request, []restrictions.Interval) (restrictions.Request, *restrictions.Change, error)) (_ restrictions.Request, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: decide request")
 	var decided restrictions.Request
 	var decideErr error
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		r, err := scanRequest(tx.QueryRowContext(ctx, `SELECT `+requestColumns+` FROM restriction_requests
 			WHERE (? OR organization_id = ?) AND request_id = ?`, v.All, v.OrganizationID, id))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -228,20 +235,34 @@ func scanCurtailment(row restrictionRow) (restrictions.Curtailment, error) {
 	return c, nil
 }
 
-func (s restrictionStore) OpenCurtailment(ctx context.Context, c restrictions.Curtailment) error {
+// OpenCurtailment reads the ongoing curtailment and inserts on the single
+// write connection, so no other opening comes between.
+func (s restrictionStore) OpenCurtailment(ctx context.Context, c restrictions.Curtailment,
+	allow func(ongoing *restrictions.Curtailment) error) (err error) {
+	defer sqlutil.Wrap(&err, "restrictions: open curtailment")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO curtailments (`+curtailmentColumns+`) VALUES (?, ?, ?, ?, NULL, ?, ?)`,
-			c.ID, c.OrganizationID, c.AssetID, sqlutil.Micros(c.Start), c.MaxCurtailment, c.MinCurtailment)
-		if isUniqueViolation(err) {
-			return errs.Conflictf("curtailment_ongoing", "asset %q already has an ongoing curtailment", c.AssetID)
+		var ongoing *restrictions.Curtailment
+		cur, err := scanCurtailment(tx.QueryRowContext(ctx, `SELECT `+curtailmentColumns+` FROM curtailments
+			WHERE asset_id = ? AND end_time IS NULL`, c.AssetID))
+		switch {
+		case err == nil:
+			ongoing = &cur
+		case !errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("read the ongoing curtailment: %w", err)
 		}
+		if err := allow(ongoing); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO curtailments (`+curtailmentColumns+`) VALUES (?, ?, ?, ?, NULL, ?, ?)`,
+			c.ID, c.OrganizationID, c.AssetID, sqlutil.Micros(c.Start), c.MaxCurtailment, c.MinCurtailment)
 		return err
 	})
 }
 
-func (s restrictionStore) CloseCurtailment(ctx context.Context, assetID string, end time.Time) (restrictions.Curtailment, error) {
+func (s restrictionStore) CloseCurtailment(ctx context.Context, assetID string, end time.Time) (_ restrictions.Curtailment, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: close curtailment")
 	var c restrictions.Curtailment
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		c, err = scanCurtailment(tx.QueryRowContext(ctx, `UPDATE curtailments SET end_time = ?
 			WHERE asset_id = ? AND end_time IS NULL RETURNING `+curtailmentColumns, sqlutil.Micros(end), assetID))
@@ -253,7 +274,8 @@ func (s restrictionStore) CloseCurtailment(ctx context.Context, assetID string, 
 	return c, err
 }
 
-func (s restrictionStore) Curtailments(ctx context.Context, v auth.Visibility, assetID string, w restrictions.Window) ([]restrictions.Curtailment, error) {
+func (s restrictionStore) Curtailments(ctx context.Context, v auth.Visibility, assetID string, w restrictions.Window) (_ []restrictions.Curtailment, err error) {
+	defer sqlutil.Wrap(&err, "restrictions: curtailments")
 	from, to := windowArgs(w)
 	return collect(scanCurtailment)(s.db.read(ctx).QueryContext(ctx, `SELECT `+curtailmentColumns+` FROM curtailments
 		WHERE (?1 OR organization_id = ?2) AND asset_id = ?3

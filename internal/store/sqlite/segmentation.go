@@ -46,7 +46,8 @@ func segmentationNotFound(assetID string) error {
 	return errs.NotFoundf("asset %q has no segmentation", assetID)
 }
 
-func (s segmentationStore) Get(ctx context.Context, v auth.Visibility, assetID string) (segmentation.Segmentation, error) {
+func (s segmentationStore) Get(ctx context.Context, v auth.Visibility, assetID string) (_ segmentation.Segmentation, err error) {
+	defer sqlutil.Wrap(&err, "segmentation: get")
 	// Every bid write asks for its asset's design: the statement is kept
 	// prepared.
 	get, err := s.db.stmt(ctx, segmentationSelect+" AND s.asset_id = ?")
@@ -60,7 +61,8 @@ func (s segmentationStore) Get(ctx context.Context, v auth.Visibility, assetID s
 	return seg, err
 }
 
-func (s segmentationStore) ListActive(ctx context.Context, v auth.Visibility) ([]segmentation.Segmentation, error) {
+func (s segmentationStore) ListActive(ctx context.Context, v auth.Visibility) (_ []segmentation.Segmentation, err error) {
+	defer sqlutil.Wrap(&err, "segmentation: list active")
 	rows, err := s.db.read(ctx).QueryContext(ctx, segmentationSelect+" AND s.status = 'active' ORDER BY s.asset_id", v.All, v.OrganizationID)
 	if err != nil {
 		return nil, err
@@ -95,9 +97,10 @@ func currentSegmentation(ctx context.Context, tx *sql.Tx, v auth.Visibility, ass
 }
 
 func (s segmentationStore) Change(ctx context.Context, v auth.Visibility, assetID string,
-	change func(context.Context, string, *segmentation.Segmentation) (segmentation.Segmentation, error)) (segmentation.Segmentation, error) {
+	change func(context.Context, string, *segmentation.Segmentation) (segmentation.Segmentation, error)) (_ segmentation.Segmentation, err error) {
+	defer sqlutil.Wrap(&err, "segmentation: change")
 	var out segmentation.Segmentation
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		org, cur, err := currentSegmentation(ctx, tx, v, assetID)
 		if err != nil {
 			return err
@@ -121,7 +124,8 @@ func (s segmentationStore) Change(ctx context.Context, v auth.Visibility, assetI
 	return out, err
 }
 
-func (s segmentationStore) Delete(ctx context.Context, v auth.Visibility, assetID string, check func(context.Context, segmentation.Segmentation) error) error {
+func (s segmentationStore) Delete(ctx context.Context, v auth.Visibility, assetID string, check func(context.Context, segmentation.Segmentation) error) (err error) {
+	defer sqlutil.Wrap(&err, "segmentation: delete")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, cur, err := currentSegmentation(ctx, tx, v, assetID)
 		if err != nil {

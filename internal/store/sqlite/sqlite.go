@@ -237,7 +237,8 @@ func (db *DB) tx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) e
 
 // EnsureSigningKey implements auth.KeyStore. The single write connection
 // serialises starters: the check and the insert are one transaction.
-func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) error {
+func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) (err error) {
+	defer sqlutil.Wrap(&err, "store: ensure signing key")
 	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO signing_keys (key_id, algorithm, private_pem, created_at, activates_at)
 			SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM signing_keys)`,
@@ -247,7 +248,8 @@ func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) error {
 }
 
 // SigningKeys implements auth.KeyStore.
-func (db *DB) SigningKeys(ctx context.Context) ([]auth.SigningKey, error) {
+func (db *DB) SigningKeys(ctx context.Context) (_ []auth.SigningKey, err error) {
+	defer sqlutil.Wrap(&err, "store: signing keys")
 	rows, err := db.read(ctx).QueryContext(ctx, `SELECT key_id, algorithm, private_pem, created_at, activates_at, retired_at
 		FROM signing_keys ORDER BY activates_at, key_id`)
 	if err != nil {
@@ -272,7 +274,8 @@ func (db *DB) SigningKeys(ctx context.Context) ([]auth.SigningKey, error) {
 }
 
 // AddSigningKey implements auth.KeyStore.
-func (db *DB) AddSigningKey(ctx context.Context, k auth.SigningKey, deleteOthers bool) error {
+func (db *DB) AddSigningKey(ctx context.Context, k auth.SigningKey, deleteOthers bool) (err error) {
+	defer sqlutil.Wrap(&err, "store: add signing key")
 	activates := sqlutil.Micros(k.ActivatesAt)
 	return db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
@@ -291,7 +294,8 @@ func (db *DB) AddSigningKey(ctx context.Context, k auth.SigningKey, deleteOthers
 }
 
 // ReplacePrivateKey implements auth.KeyStore.
-func (db *DB) ReplacePrivateKey(ctx context.Context, keyID, old, private string) (bool, error) {
+func (db *DB) ReplacePrivateKey(ctx context.Context, keyID, old, private string) (_ bool, err error) {
+	defer sqlutil.Wrap(&err, "store: replace private key")
 	res, err := db.write(ctx).ExecContext(ctx, `UPDATE signing_keys SET private_pem = ? WHERE key_id = ? AND private_pem = ?`, private, keyID, old)
 	if err != nil {
 		return false, err
@@ -301,7 +305,8 @@ func (db *DB) ReplacePrivateKey(ctx context.Context, keyID, old, private string)
 }
 
 // DeleteRetiredSigningKeys implements auth.KeyStore.
-func (db *DB) DeleteRetiredSigningKeys(ctx context.Context, cutoff time.Time) ([]string, error) {
+func (db *DB) DeleteRetiredSigningKeys(ctx context.Context, cutoff time.Time) (_ []string, err error) {
+	defer sqlutil.Wrap(&err, "store: delete retired signing keys")
 	rows, err := db.write(ctx).QueryContext(ctx, `DELETE FROM signing_keys WHERE retired_at < ? RETURNING key_id`, sqlutil.Micros(cutoff))
 	if err != nil {
 		return nil, err
@@ -320,9 +325,10 @@ func (db *DB) DeleteRetiredSigningKeys(ctx context.Context, cutoff time.Time) ([
 
 // ClockAnchor implements clock persistence: the stored anchor is kept while
 // the configuration that made it is unchanged, and replaced otherwise.
-func (db *DB) ClockAnchor(ctx context.Context, config string, desired clock.Anchor) (clock.Anchor, error) {
+func (db *DB) ClockAnchor(ctx context.Context, config string, desired clock.Anchor) (_ clock.Anchor, err error) {
+	defer sqlutil.Wrap(&err, "store: clock anchor")
 	var a clock.Anchor
-	err := db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var stored string
 		var vs, rs int64
 		err := tx.QueryRowContext(ctx, `SELECT config, virtual_start, real_start, speed FROM clock_anchor WHERE id = 1`).

@@ -42,7 +42,8 @@ var (
 		points = excluded.points, data = excluded.data`)
 )
 
-func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Snapshot) error {
+func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Snapshot) (err error) {
+	defer sqlutil.Wrap(&err, "telemetry: save latest")
 	return inSlices(snapshots, latestPerTx, func(part []telemetry.Snapshot) error {
 		return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			stmt, err := s.db.txStmt(ctx, tx, latestUpsert)
@@ -73,7 +74,8 @@ func inSlices[T any](items []T, n int, fn func([]T) error) error {
 	return nil
 }
 
-func (s telemetryStore) Latest(ctx context.Context, assetID string) (telemetry.Snapshot, error) {
+func (s telemetryStore) Latest(ctx context.Context, assetID string) (_ telemetry.Snapshot, err error) {
+	defer sqlutil.Wrap(&err, "telemetry: latest")
 	var ts int64
 	var payload, tail []byte
 	stmt, err := s.db.stmt(ctx, `SELECT ts, payload, tail FROM telemetry_latest WHERE asset_id = ?`)
@@ -92,7 +94,8 @@ func (s telemetryStore) Latest(ctx context.Context, assetID string) (telemetry.S
 	return sn, err
 }
 
-func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk) error {
+func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk) (err error) {
+	defer sqlutil.Wrap(&err, "telemetry: put chunks")
 	for _, c := range chunks {
 		if err := sqlutil.CheckChunk(c); err != nil {
 			return err
@@ -114,7 +117,8 @@ func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk)
 	})
 }
 
-func (s telemetryStore) Chunks(ctx context.Context, assetID string, from, to time.Time) ([]telemetry.Chunk, error) {
+func (s telemetryStore) Chunks(ctx context.Context, assetID string, from, to time.Time) (_ []telemetry.Chunk, err error) {
+	defer sqlutil.Wrap(&err, "telemetry: chunks")
 	// The lower bound on chunk_start keeps the primary-key range short:
 	// no chunk spans more than MaxChunkSpan.
 	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT chunk_start, chunk_end, points, data FROM telemetry_chunks
@@ -137,7 +141,8 @@ func (s telemetryStore) Chunks(ctx context.Context, assetID string, from, to tim
 	return out, rows.Err()
 }
 
-func (s telemetryStore) PruneChunks(ctx context.Context, before time.Time) (int, error) {
+func (s telemetryStore) PruneChunks(ctx context.Context, before time.Time) (_ int, err error) {
+	defer sqlutil.Wrap(&err, "telemetry: prune chunks")
 	total := 0
 	for {
 		var n int64

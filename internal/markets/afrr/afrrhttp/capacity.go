@@ -2,7 +2,6 @@ package afrrhttp
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -12,7 +11,6 @@ import (
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/bids/bidshttp"
-	"atcp/internal/markets/calendar"
 )
 
 // CapacityBid is the aFRR capacity bid record of every response.
@@ -141,175 +139,86 @@ type CapacityResultsResponse struct {
 	Results []CapacityResult `json:"results" nullable:"false"`
 }
 
-// Huma reads parameters only from a struct's own fields, so each input
-// spells out the ones it takes.
-
-type capacityListOutput struct{ Body CapacityBidsResponse }
-
-type capacitySubmitInput struct {
-	AssetID string `path:"asset_id" doc:"The asset id."`
-	Body    CapacitySubmitRequest
-}
-
-type capacitySubmitOutput struct{ Body CapacitySubmitResponse }
-
-type capacityDeleteIntervalOutput struct{ Body bidshttp.DeleteResponse }
-
-type capacityUpdateInput struct {
-	AssetID string `path:"asset_id" doc:"The asset id."`
-	BidID   string `path:"bid_id" doc:"The bid id (uuid)."`
-	Body    CapacityUpdateRequest
-}
-
-type capacityUpdateOutput struct{ Body CapacityUpdateResponse }
-
-type capacityValidOutput struct {
-	Body CapacityValidIntervalsResponse
-}
-
-type capacityResultsOutput struct{ Body CapacityResultsResponse }
-
 // RegisterCapacity adds the aFRR capacity endpoints to s.
 func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
-	tags := []string{s.Tag("aFRR capacity", "automatic Frequency Restoration Reserve capacity: bids per 4-hour block and direction (capacity prices in EUR/MW/h, energy prices in EUR/MWh), tender intervals and auction results.")}
-	base := "/v1/assets/{asset_id}/markets/afrr/capacity"
-	gates := " Bids open 10:00 Europe/Berlin at D-7; recommended deadline D-1 08:30, enforced gate D-1 09:00 (409 gate_closed after, 409 bidding_not_open before opening)."
+	bidshttp.Register(s, bidshttp.Market[CapacityBid, CapacitySubmitRequest, CapacityUpdateRequest, CapacityBidsResponse, CapacityUpdateResponse,
+		bidshttp.TenderIntervalsInput, CapacityValidIntervalsResponse, CapacityResultsResponse]{
+		Tag:            "aFRR capacity",
+		TagDescription: "automatic Frequency Restoration Reserve capacity: bids per 4-hour block and direction (capacity prices in EUR/MW/h, energy prices in EUR/MWh), tender intervals and auction results.",
+		Base:           "/v1/assets/{asset_id}/markets/afrr/capacity", ID: "afrr-capacity", Directional: true,
+		Gates: " Bids open 10:00 Europe/Berlin at D-7; recommended deadline D-1 08:30, enforced gate D-1 09:00 (409 gate_closed after, 409 bidding_not_open before opening).",
 
-	httpapi.Register(s, huma.Operation{
-		OperationID: "list-afrr-capacity-bids", Method: http.MethodGet, Path: base + "/bids", Tags: tags,
-		Responses: httpapi.ResponseExample(http.StatusOK, exampleCapacityBids),
-		Summary:   "List aFRR capacity bids",
-		Description: "Bids of the asset overlapping [start_time, end_time) (either bound optional), of product when given. " +
-			"Bids that ended more than 30 days ago are not returned.",
-		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *bidshttp.DirectionalListInput) (*capacityListOutput, error) {
-		start, end := bidshttp.Bounds(in.StartTime, in.EndTime)
-		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, bidshttp.OptionalProduct(in.Product))
-		if err != nil {
-			return nil, err
-		}
-		return &capacityListOutput{Body: CapacityBidsResponse{Bids: toCapacityBids(list), Market: "capacity"}}, nil
-	})
+		List: bidshttp.Doc{Summary: "List aFRR capacity bids", Response: exampleCapacityBids,
+			Description: "Bids of the asset overlapping [start_time, end_time) (either bound optional), of product when given. " +
+				"Bids that ended more than 30 days ago are not returned."},
+		Submit: bidshttp.Doc{Summary: "Place aFRR capacity bids", Request: exampleCapacitySubmit, Response: exampleCapacitySubmitted,
+			Description: "CREATE inserts the bids; REPLACE first deletes the PENDING bids fully inside replace_scope (of its product, or of both directions when it has none) " +
+				"and every bid must lie inside it (and have its product). Each interval must be a tender interval (422 with valid_intervals). " +
+				"Idempotency per bid: the same idempotency_key for the same interval and product returns the stored bid. " +
+				"Capacity price 0 to 15000 EUR/MW per hour, energy price -15000 to 15000 EUR/MWh (422 PRICE_OUT_OF_RANGE). " +
+				"Per direction, the power of the request plus the committed aFRR capacity power must stay within afrr_prequalified_capacity_pos_mw / _neg_mw " +
+				"in every 15-minute period (409 AFRR_PREQUALIFIED_CAPACITY_EXCEEDED with periods); energy bids do not count. " +
+				"409 market_not_enabled when afrr_enabled is false. A rejected request stores nothing."},
+		DeleteInterval: bidshttp.Doc{Summary: "Delete the aFRR capacity bids of an interval", Response: exampleDeleted,
+			Description: "Deletes the PENDING bids whose start_time and end_time are exactly the ones given, of product when given (both directions otherwise); " +
+				"bids in other statuses stay."},
+		Update: bidshttp.Doc{Summary: "Change an aFRR capacity bid", Request: exampleCapacityUpdate, Response: exampleCapacityUpdated,
+			Description: "A PENDING bid changes in place (a changed interval must be a tender interval; the product never changes). A SUBMITTED bid keeps the values the market holds and " +
+				"records the change in last_edit_attempt (PENDING_RESYNC; APPLIED once forwarded, FAILED_LATE_EDIT if the gate closes first); " +
+				"only offered_power_mw and the prices may change (409 bid_not_pending otherwise, and for bids in any other status). " +
+				"409 market_not_enabled when afrr_enabled was switched off. " +
+				"Raising the power beyond the prequalified capacity of the bid's direction gives 409 AFRR_PREQUALIFIED_CAPACITY_EXCEEDED (the bid's own power is not counted)."},
+		Delete: bidshttp.Doc{Summary: "Delete one aFRR capacity bid",
+			Description: "Deletes a PENDING bid. 409 bid_not_pending for a bid already submitted (or cleared); 404 for an unknown bid."},
+		Intervals: bidshttp.Doc{Summary: "List aFRR capacity tender intervals", Response: exampleCapacityIntervals,
+			Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
+				"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open."},
+		Results: bidshttp.Doc{Summary: "List aFRR capacity auction results", Response: exampleCapacityResults,
+			Description: "Per bid overlapping [start_time, end_time) (of product when given): offered and awarded power, the bid's own capacity price (pay-as-bid) and energy price, " +
+				"status, price source, the replayed day the result comes from, the clearing note and, when SUCCESSFUL, the capacity payment (awarded MW x capacity price x hours of the block, EUR). " +
+				"Bids not yet cleared appear with their current status and null award. Bids that ended more than 30 days ago are not returned."},
 
-	httpapi.Register(s, huma.Operation{
-		OperationID: "submit-afrr-capacity-bids", Method: http.MethodPost, Path: base + "/bids", Tags: tags, DefaultStatus: http.StatusCreated,
-		RequestBody: httpapi.RequestExample(exampleCapacitySubmit), Responses: httpapi.ResponseExample(http.StatusCreated, exampleCapacitySubmitted),
-		Summary: "Place aFRR capacity bids",
-		Description: "CREATE inserts the bids; REPLACE first deletes the PENDING bids fully inside replace_scope (of its product, or of both directions when it has none) " +
-			"and every bid must lie inside it (and have its product). Each interval must be a tender interval (422 with valid_intervals). " +
-			"Idempotency per bid: the same idempotency_key for the same interval and product returns the stored bid. " +
-			"Capacity price 0 to 15000 EUR/MW per hour, energy price -15000 to 15000 EUR/MWh (422 PRICE_OUT_OF_RANGE). " +
-			"Per direction, the power of the request plus the committed aFRR capacity power must stay within afrr_prequalified_capacity_pos_mw / _neg_mw " +
-			"in every 15-minute period (409 AFRR_PREQUALIFIED_CAPACITY_EXCEEDED with periods); energy bids do not count. " +
-			"409 market_not_enabled when afrr_enabled is false. A rejected request stores nothing." + gates,
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *capacitySubmitInput) (*capacitySubmitOutput, error) {
-		sub := bids.Submission{Mode: in.Body.Mode, Bids: make([]bids.NewBid, len(in.Body.Bids))}
-		for i, b := range in.Body.Bids {
-			sub.Bids[i] = bids.NewBid{IdempotencyKey: b.IdempotencyKey, Product: b.Product, Start: b.StartTime, End: b.EndTime,
-				CapacityPrice: b.CapacityPrice.PriceInput, EnergyPrice: b.EnergyPrice.PriceInput, OfferedMW: b.OfferedPowerMW}
-		}
-		if sc := in.Body.ReplaceScope; sc != nil {
-			sub.Scope = &bids.ReplaceScope{Start: sc.StartTime, End: sc.EndTime, Product: sc.Product}
-		}
-		res, err := svc.Submit(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, sub)
-		if err != nil {
-			return nil, err
-		}
-		return &capacitySubmitOutput{Body: bidshttp.NewSubmitResponse(res, toCapacityBids)}, nil
-	})
-
-	httpapi.Register(s, huma.Operation{
-		OperationID: "delete-afrr-capacity-bids", Method: http.MethodDelete, Path: base + "/bids", Tags: tags,
-		Responses: httpapi.ResponseExample(http.StatusOK, exampleDeleted),
-		Summary:   "Delete the aFRR capacity bids of an interval",
-		Description: "Deletes the PENDING bids whose start_time and end_time are exactly the ones given, of product when given (both directions otherwise); " +
-			"bids in other statuses stay." + gates,
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *bidshttp.DirectionalDeleteInput) (*capacityDeleteIntervalOutput, error) {
-		ids, err := svc.DeleteInterval(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID,
-			calendar.Interval{Start: in.StartTime, End: in.EndTime}, bidshttp.OptionalProduct(in.Product))
-		if err != nil {
-			return nil, err
-		}
-		return &capacityDeleteIntervalOutput{Body: bidshttp.DeleteResponse{DeletedCount: len(ids), DeletedBidIDs: bidshttp.NonNil(ids)}}, nil
-	})
-
-	httpapi.Register(s, huma.Operation{
-		OperationID: "update-afrr-capacity-bid", Method: http.MethodPut, Path: base + "/bids/{bid_id}", Tags: tags,
-		RequestBody: httpapi.RequestExample(exampleCapacityUpdate), Responses: httpapi.ResponseExample(http.StatusOK, exampleCapacityUpdated),
-		Summary: "Change an aFRR capacity bid",
-		Description: "A PENDING bid changes in place (a changed interval must be a tender interval; the product never changes). A SUBMITTED bid keeps the values the market holds and " +
-			"records the change in last_edit_attempt (PENDING_RESYNC; APPLIED once forwarded, FAILED_LATE_EDIT if the gate closes first); " +
-			"only offered_power_mw and the prices may change (409 bid_not_pending otherwise, and for bids in any other status). " +
-			"409 market_not_enabled when afrr_enabled was switched off. " +
-			"Raising the power beyond the prequalified capacity of the bid's direction gives 409 AFRR_PREQUALIFIED_CAPACITY_EXCEEDED (the bid's own power is not counted)." + gates,
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *capacityUpdateInput) (*capacityUpdateOutput, error) {
-		b, warn, err := svc.Update(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.BidID, bids.Change{
-			IdempotencyKey: in.Body.IdempotencyKey, Start: in.Body.StartTime, End: in.Body.EndTime,
-			CapacityPrice: in.Body.CapacityPrice.PriceInput, EnergyPrice: in.Body.EnergyPrice.PriceInput, OfferedMW: in.Body.OfferedPowerMW,
-		})
-		if err != nil {
-			return nil, err
-		}
-		return &capacityUpdateOutput{Body: CapacityUpdateResponse{Bids: []CapacityBid{toCapacityBid(b)}, Warnings: bidshttp.NonNil(warn)}}, nil
-	})
-
-	httpapi.Register(s, huma.Operation{
-		OperationID: "delete-afrr-capacity-bid", Method: http.MethodDelete, Path: base + "/bids/{bid_id}", Tags: tags, DefaultStatus: http.StatusNoContent,
-		Summary:     "Delete one aFRR capacity bid",
-		Description: "Deletes a PENDING bid. 409 bid_not_pending for a bid already submitted (or cleared); 404 for an unknown bid." + gates,
-		Errors:      []int{http.StatusNotFound, http.StatusConflict},
-	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *bidshttp.BidPath) (*struct{}, error) {
-		return nil, svc.Delete(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.BidID)
-	})
-
-	httpapi.Register(s, huma.Operation{
-		OperationID: "list-afrr-capacity-valid-bid-intervals", Method: http.MethodGet, Path: base + "/valid_bid_intervals", Tags: tags,
-		Responses: httpapi.ResponseExample(http.StatusOK, exampleCapacityIntervals),
-		Summary:   "List aFRR capacity tender intervals",
-		Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
-			"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open.",
-		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *bidshttp.TenderIntervalsInput) (*capacityValidOutput, error) {
-		q, err := in.Query()
-		if err != nil {
-			return nil, err
-		}
-		list, err := svc.ValidIntervals(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, q)
-		if err != nil {
-			return nil, err
-		}
-		out := &capacityValidOutput{Body: CapacityValidIntervalsResponse{Intervals: make([]bidshttp.ValidInterval, len(list))}}
-		for i, t := range list {
-			out.Body.Intervals[i] = bidshttp.NewValidInterval(t.Interval, t.DeliveryDay, t.Window, t.Open)
-		}
-		return out, nil
-	})
-
-	httpapi.Register(s, huma.Operation{
-		OperationID: "list-afrr-capacity-results", Method: http.MethodGet, Path: base + "/results", Tags: tags,
-		Responses: httpapi.ResponseExample(http.StatusOK, exampleCapacityResults),
-		Summary:   "List aFRR capacity auction results",
-		Description: "Per bid overlapping [start_time, end_time) (of product when given): offered and awarded power, the bid's own capacity price (pay-as-bid) and energy price, " +
-			"status, price source, the replayed day the result comes from, the clearing note and, when SUCCESSFUL, the capacity payment (awarded MW x capacity price x hours of the block, EUR). " +
-			"Bids not yet cleared appear with their current status and null award. Bids that ended more than 30 days ago are not returned.",
-		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *bidshttp.DirectionalListInput) (*capacityResultsOutput, error) {
-		start, end := bidshttp.Bounds(in.StartTime, in.EndTime)
-		list, err := svc.Results(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, bidshttp.OptionalProduct(in.Product))
-		if err != nil {
-			return nil, err
-		}
-		out := &capacityResultsOutput{Body: CapacityResultsResponse{Results: make([]CapacityResult, len(list))}}
-		for i, r := range list {
-			out.Body.Results[i] = CapacityResult{BidID: r.ID, Product: r.Product, StartTime: r.Start, EndTime: r.End,
-				OfferedPowerMW: r.OfferedMW, AwardedPowerMW: r.AwardedMW, CapacityPrice: capacityPriceOf(r.CapacityPrice),
-				EnergyPrice: capacityPriceOf(r.EnergyPrice), Status: r.Status, PriceSource: r.PriceSource,
-				SourceDay: r.SourceDay, ClearingNote: r.ClearingNote,
-				CapacityPayment: bidshttp.PricePtr(r.Payment)}
-		}
-		return out, nil
+		Service: svc,
+		Records: toCapacityBids,
+		ListBody: func(list []bids.Bid) CapacityBidsResponse {
+			return CapacityBidsResponse{Bids: toCapacityBids(list), Market: "capacity"}
+		},
+		Updated: func(b bids.Bid, warnings []string) CapacityUpdateResponse {
+			return CapacityUpdateResponse{Bids: []CapacityBid{toCapacityBid(b)}, Warnings: warnings}
+		},
+		IntervalsBody: func(ivs []bidshttp.ValidInterval) CapacityValidIntervalsResponse {
+			return CapacityValidIntervalsResponse{Intervals: ivs}
+		},
+		Submission: func(r CapacitySubmitRequest) bids.Submission {
+			sub := bids.Submission{Mode: r.Mode, Bids: make([]bids.NewBid, len(r.Bids))}
+			for i, b := range r.Bids {
+				sub.Bids[i] = bids.NewBid{IdempotencyKey: b.IdempotencyKey, Product: b.Product, Start: b.StartTime, End: b.EndTime,
+					CapacityPrice: b.CapacityPrice.PriceInput, EnergyPrice: b.EnergyPrice.PriceInput, OfferedMW: b.OfferedPowerMW}
+			}
+			if sc := r.ReplaceScope; sc != nil {
+				sub.Scope = &bids.ReplaceScope{Start: sc.StartTime, End: sc.EndTime, Product: sc.Product}
+			}
+			return sub
+		},
+		Change: func(u CapacityUpdateRequest) bids.Change {
+			return bids.Change{IdempotencyKey: u.IdempotencyKey, Start: u.StartTime, End: u.EndTime,
+				CapacityPrice: u.CapacityPrice.PriceInput, EnergyPrice: u.EnergyPrice.PriceInput, OfferedMW: u.OfferedPowerMW}
+		},
+		ValidIntervals: bidshttp.TenderIntervals(svc.ValidIntervals),
+		ResultsOf: func(ctx context.Context, v auth.Visibility, f bidshttp.Filter) (CapacityResultsResponse, error) {
+			list, err := svc.Results(ctx, v, f.AssetID, f.Start, f.End, f.Product)
+			if err != nil {
+				return CapacityResultsResponse{}, err
+			}
+			out := CapacityResultsResponse{Results: make([]CapacityResult, len(list))}
+			for i, r := range list {
+				out.Results[i] = CapacityResult{BidID: r.ID, Product: r.Product, StartTime: r.Start, EndTime: r.End,
+					OfferedPowerMW: r.OfferedMW, AwardedPowerMW: r.AwardedMW, CapacityPrice: capacityPriceOf(r.CapacityPrice),
+					EnergyPrice: capacityPriceOf(r.EnergyPrice), Status: r.Status, PriceSource: r.PriceSource,
+					SourceDay: r.SourceDay, ClearingNote: r.ClearingNote,
+					CapacityPayment: bidshttp.PricePtr(r.Payment)}
+			}
+			return out, nil
+		},
 	})
 }

@@ -321,7 +321,7 @@ func TestCapacityDirectionalCeiling(t *testing.T) {
 		e.post(t, capBoth, capSubmit(capBid(capBlock1, "pos", "", 10, 0, 1)), http.StatusConflict, "AFRR_PREQUALIFIED_CAPACITY_EXCEEDED")
 		// Energy bids and FCR bids are other markets and do not count.
 		energy := bids.Bid{ID: "00000000-0000-4000-8000-000000000001", Market: bids.AFRREnergy, Product: bids.Neg, Status: bids.Pending,
-			Start: capAt(capBlock2[0]), End: capAt(capBlock2[0]).Add(15 * time.Minute), OfferedMW: 10, EnergyPrice: capPtr(bids.EUR(1)),
+			Start: capAt(capBlock2[0]), End: capAt(capBlock2[0]).Add(15 * time.Minute), OfferedMW: 10, EnergyPrice: new(bids.EUR(1)),
 			CreatedAt: e.h.Clock.Now(), UpdatedAt: e.h.Clock.Now()}
 		err := e.store.Apply(ctx, auth.Visibility{OrganizationID: "acme"}, assets.Asset{ID: "cap-demo"}, bids.AFRREnergy, energy.Interval(),
 			func(a assets.Asset, _ []bids.Bid) (bids.Changes, error) {
@@ -785,5 +785,3 @@ func capAt(s string) time.Time {
 	}
 	return t
 }
-
-func capPtr[T any](v T) *T { return &v }

@@ -1,6 +1,8 @@
-// Package bidshttp holds the wire types the market HTTP packages (fcrhttp,
-// and later aFRR) share: prices in and out, and the last_edit_attempt
-// object.
+// Package bidshttp holds what the bid markets' HTTP packages (fcrhttp,
+// afrrhttp) share: the wire types (prices in and out, the
+// last_edit_attempt object, the query parameters) and Register, the one
+// registration of a bid market's endpoints, to which each market gives its
+// paths, words and body mappings.
 package bidshttp
 
 import (
@@ -9,6 +11,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"atcp/internal/httpapi"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
 )
@@ -23,12 +26,10 @@ func (p *PriceIn) UnmarshalJSON(b []byte) error { return p.PriceInput.UnmarshalJ
 // Schema admits a number or a string.
 func (PriceIn) Schema(huma.Registry) *huma.Schema {
 	return &huma.Schema{
-		OneOf:       []*huma.Schema{{Type: huma.TypeNumber}, {Type: huma.TypeString, MaxLength: ptr(32)}},
+		OneOf:       []*huma.Schema{{Type: huma.TypeNumber}, {Type: huma.TypeString, MaxLength: new(32)}},
 		Description: "A number or a string holding one (for example 12.5 or \"12.50\"), at most 2 decimals.",
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // Price is a price of a response: a JSON number with at most two decimals.
 type Price bids.Price
@@ -122,6 +123,6 @@ type SubmitResponse[B any] struct {
 func NewSubmitResponse[B any](res bids.SubmitResult, records func([]bids.Bid) []B) SubmitResponse[B] {
 	return SubmitResponse[B]{
 		Bids: records(res.Bids), CreatedCount: res.Created, DeletedCount: len(res.DeletedIDs),
-		DeletedBidIDs: NonNil(res.DeletedIDs), Warnings: NonNil(res.Warnings),
+		DeletedBidIDs: httpapi.NonNil(res.DeletedIDs), Warnings: httpapi.NonNil(res.Warnings),
 	}
 }

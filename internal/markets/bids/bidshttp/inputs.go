@@ -1,8 +1,10 @@
 package bidshttp
 
 import (
+	"context"
 	"time"
 
+	"atcp/internal/auth"
 	"atcp/internal/errs"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
@@ -17,6 +19,31 @@ type BidPath struct {
 	BidID   string `path:"bid_id" doc:"The bid id (uuid)."`
 }
 
+// ListInput is the overlap filter of a list of a market without
+// products.
+type ListInput struct {
+	AssetID   string    `path:"asset_id" doc:"The asset id."`
+	StartTime time.Time `query:"start_time" required:"false" doc:"Overlap filter: items ending after it."`
+	EndTime   time.Time `query:"end_time" required:"false" doc:"Overlap filter: items starting before it."`
+}
+
+func (in ListInput) query() Filter {
+	start, end := Bounds(in.StartTime, in.EndTime)
+	return Filter{AssetID: in.AssetID, Start: start, End: end}
+}
+
+// DeleteInput is the bulk delete of a market without products: an exact
+// interval.
+type DeleteInput struct {
+	AssetID   string    `path:"asset_id" doc:"The asset id."`
+	StartTime time.Time `query:"start_time" required:"true" doc:"Exact start of the bids to delete."`
+	EndTime   time.Time `query:"end_time" required:"true" doc:"Exact end of the bids to delete."`
+}
+
+func (in DeleteInput) query() deletion {
+	return deletion{assetID: in.AssetID, interval: calendar.Interval{Start: in.StartTime, End: in.EndTime}}
+}
+
 // DirectionalListInput is the overlap filter of an aFRR list, with an
 // optional direction.
 type DirectionalListInput struct {
@@ -26,6 +53,11 @@ type DirectionalListInput struct {
 	Product   string    `query:"product" required:"false" enum:"pos,neg" doc:"One direction; omitted: both."`
 }
 
+func (in DirectionalListInput) query() Filter {
+	start, end := Bounds(in.StartTime, in.EndTime)
+	return Filter{AssetID: in.AssetID, Start: start, End: end, Product: OptionalProduct(in.Product)}
+}
+
 // DirectionalDeleteInput is an aFRR bulk delete: an exact interval and an
 // optional direction.
 type DirectionalDeleteInput struct {
@@ -33,6 +65,11 @@ type DirectionalDeleteInput struct {
 	StartTime time.Time `query:"start_time" required:"true" doc:"Exact start of the bids to delete."`
 	EndTime   time.Time `query:"end_time" required:"true" doc:"Exact end of the bids to delete."`
 	Product   string    `query:"product" required:"false" enum:"pos,neg" doc:"One direction; omitted: both."`
+}
+
+func (in DirectionalDeleteInput) query() deletion {
+	return deletion{assetID: in.AssetID, interval: calendar.Interval{Start: in.StartTime, End: in.EndTime},
+		product: OptionalProduct(in.Product)}
 }
 
 // OptionalProduct is the optional product filter of a query.
@@ -64,4 +101,17 @@ func (in TenderIntervalsInput) Query() (bids.IntervalQuery, error) {
 	}
 	q.Start, q.End = Bounds(in.StartTime, in.EndTime)
 	return q, nil
+}
+
+// TenderIntervals answers valid_bid_intervals of a capacity market with
+// its service's ValidIntervals.
+func TenderIntervals(valid func(context.Context, auth.Visibility, string, bids.IntervalQuery) ([]bids.TenderInterval, error),
+) func(context.Context, auth.Visibility, *TenderIntervalsInput) ([]bids.TenderInterval, error) {
+	return func(ctx context.Context, v auth.Visibility, in *TenderIntervalsInput) ([]bids.TenderInterval, error) {
+		q, err := in.Query()
+		if err != nil {
+			return nil, err
+		}
+		return valid(ctx, v, in.AssetID, q)
+	}
 }

@@ -15,12 +15,3 @@ func Bounds(startTime, endTime time.Time) (start, end *time.Time) {
 	}
 	return start, end
 }
-
-// NonNil returns s, or an empty slice for nil, so that a JSON array is
-// never written as null.
-func NonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}

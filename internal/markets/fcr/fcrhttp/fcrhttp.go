@@ -5,7 +5,6 @@ package fcrhttp
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -14,7 +13,6 @@ import (
 	"atcp/internal/httpapi"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/bids/bidshttp"
-	"atcp/internal/markets/calendar"
 	"atcp/internal/markets/fcr"
 )
 
@@ -103,8 +101,6 @@ type UpdateResponse struct {
 	Warnings []string `json:"warnings" nullable:"false" doc:"Set when past the recommended deadline."`
 }
 
-type updateOutput struct{ Body UpdateResponse }
-
 // DeleteResponse is the body of DELETE bids.
 type DeleteResponse = bidshttp.DeleteResponse
 
@@ -137,181 +133,80 @@ type ResultsResponse struct {
 	Results []Result `json:"results" nullable:"false"`
 }
 
-// Huma reads parameters only from a struct's own fields, so each input
-// spells out the ones it takes.
-
-type listInput struct {
-	AssetID   string    `path:"asset_id" doc:"The asset id."`
-	StartTime time.Time `query:"start_time" required:"false" doc:"Overlap filter: items ending after it."`
-	EndTime   time.Time `query:"end_time" required:"false" doc:"Overlap filter: items starting before it."`
-}
-
-type listOutput struct{ Body BidsResponse }
-
-type submitInput struct {
-	AssetID string `path:"asset_id" doc:"The asset id."`
-	Body    SubmitRequest
-}
-
-type submitOutput struct{ Body SubmitResponse }
-
-type deleteIntervalInput struct {
-	AssetID   string    `path:"asset_id" doc:"The asset id."`
-	StartTime time.Time `query:"start_time" required:"true" doc:"Exact start of the bids to delete."`
-	EndTime   time.Time `query:"end_time" required:"true" doc:"Exact end of the bids to delete."`
-}
-
-type deleteIntervalOutput struct{ Body DeleteResponse }
-
-type updateInput struct {
-	AssetID string `path:"asset_id" doc:"The asset id."`
-	BidID   string `path:"bid_id" doc:"The bid id (uuid)."`
-	Body    UpdateRequest
-}
-
-type validOutput struct{ Body ValidIntervalsResponse }
-
-type resultsOutput struct{ Body ResultsResponse }
-
 // Register adds the FCR endpoints to s.
 func Register(s *httpapi.Server, svc *fcr.Service) {
-	tags := []string{s.Tag("FCR", "Frequency Containment Reserve: capacity bids per 4-hour block (prices in EUR/MW per block), tender intervals and auction results.")}
-	base := "/v1/assets/{asset_id}/markets/fcr"
-	gates := " Bids open 11:00 Europe/Berlin at D-7; recommended deadline D-1 07:30, enforced gate D-1 08:00 (409 gate_closed after, 409 bidding_not_open before opening)."
+	bidshttp.Register(s, bidshttp.Market[Bid, SubmitRequest, UpdateRequest, BidsResponse, UpdateResponse,
+		bidshttp.TenderIntervalsInput, ValidIntervalsResponse, ResultsResponse]{
+		Tag:            "FCR",
+		TagDescription: "Frequency Containment Reserve: capacity bids per 4-hour block (prices in EUR/MW per block), tender intervals and auction results.",
+		Base:           "/v1/assets/{asset_id}/markets/fcr", ID: "fcr",
+		Gates: " Bids open 11:00 Europe/Berlin at D-7; recommended deadline D-1 07:30, enforced gate D-1 08:00 (409 gate_closed after, 409 bidding_not_open before opening).",
 
-	httpapi.Register(s, huma.Operation{
-		OperationID: "list-fcr-bids", Method: http.MethodGet, Path: base + "/bids", Tags: tags,
-		Responses: httpapi.ResponseExample(http.StatusOK, exampleBids),
-		Summary:   "List FCR bids",
-		Description: "Bids of the asset overlapping [start_time, end_time) (either bound optional). " +
-			"Bids that ended more than 30 days ago are not returned.",
-		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *listInput) (*listOutput, error) {
-		start, end := bidshttp.Bounds(in.StartTime, in.EndTime)
-		list, err := svc.List(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end, nil)
-		if err != nil {
-			return nil, err
-		}
-		return &listOutput{Body: BidsResponse{Bids: toBids(list)}}, nil
-	})
+		List: bidshttp.Doc{Summary: "List FCR bids", Response: exampleBids,
+			Description: "Bids of the asset overlapping [start_time, end_time) (either bound optional). " +
+				"Bids that ended more than 30 days ago are not returned."},
+		Submit: bidshttp.Doc{Summary: "Place FCR bids", Request: exampleSubmit, Response: exampleSubmitted,
+			Description: "CREATE inserts the bids; REPLACE first deletes the PENDING bids fully inside replace_scope and every bid must lie inside it. " +
+				"Each interval must be a tender interval (422 with valid_intervals). Idempotency per bid: the same idempotency_key for the same interval returns the stored bid. " +
+				"Prices 0 to the market maximum (422 PRICE_OUT_OF_RANGE). The power of the request plus the committed power must stay within fcr_prequalified_capacity_mw " +
+				"in every 15-minute period (409 FCR_PREQUALIFIED_CAPACITY_EXCEEDED with periods). 409 market_not_enabled when fcr_enabled is false. " +
+				"A rejected request stores nothing."},
+		DeleteInterval: bidshttp.Doc{Summary: "Delete the FCR bids of an interval", Response: exampleDeleted,
+			Description: "Deletes the PENDING bids whose start_time and end_time are exactly the ones given; bids in other statuses stay."},
+		Update: bidshttp.Doc{Summary: "Change an FCR bid", Request: exampleUpdate, Response: exampleUpdated,
+			Description: "A PENDING bid changes in place (a changed interval must be a tender interval). A SUBMITTED bid keeps the values the market holds and " +
+				"records the change in last_edit_attempt (PENDING_RESYNC; APPLIED once forwarded, FAILED_LATE_EDIT if the gate closes first); " +
+				"only offered_power_mw and capacity_price_eur_per_mw may change (409 bid_not_pending otherwise, and for bids in any other status). " +
+				"409 market_not_enabled when fcr_enabled was switched off. " +
+				"Raising the power beyond the prequalified capacity gives 409 FCR_PREQUALIFIED_CAPACITY_EXCEEDED (the bid's own power is not counted)."},
+		Delete: bidshttp.Doc{Summary: "Delete one FCR bid",
+			Description: "Deletes a PENDING bid. 409 bid_not_pending for a bid already submitted (or cleared); 404 for an unknown bid."},
+		Intervals: bidshttp.Doc{Summary: "List FCR tender intervals", Response: exampleIntervals,
+			Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
+				"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open."},
+		Results: bidshttp.Doc{Summary: "List FCR auction results", Response: exampleResults,
+			Description: "Per bid overlapping [start_time, end_time): offered and awarded power, bid and settlement price, status, " +
+				"price source, the replayed day the result comes from and the clearing note and, when SUCCESSFUL, the capacity payment " +
+				"(awarded MW x settlement price, EUR). " +
+				"Bids not yet cleared appear with their current status and null award. Bids that ended more than 30 days ago are not returned."},
 
-	httpapi.Register(s, huma.Operation{
-		OperationID: "submit-fcr-bids", Method: http.MethodPost, Path: base + "/bids", Tags: tags, DefaultStatus: http.StatusCreated,
-		RequestBody: httpapi.RequestExample(exampleSubmit), Responses: httpapi.ResponseExample(http.StatusCreated, exampleSubmitted),
-		Summary: "Place FCR bids",
-		Description: "CREATE inserts the bids; REPLACE first deletes the PENDING bids fully inside replace_scope and every bid must lie inside it. " +
-			"Each interval must be a tender interval (422 with valid_intervals). Idempotency per bid: the same idempotency_key for the same interval returns the stored bid. " +
-			"Prices 0 to the market maximum (422 PRICE_OUT_OF_RANGE). The power of the request plus the committed power must stay within fcr_prequalified_capacity_mw " +
-			"in every 15-minute period (409 FCR_PREQUALIFIED_CAPACITY_EXCEEDED with periods). 409 market_not_enabled when fcr_enabled is false. " +
-			"A rejected request stores nothing." + gates,
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *submitInput) (*submitOutput, error) {
-		sub := bids.Submission{Mode: in.Body.Mode, Bids: make([]bids.NewBid, len(in.Body.Bids))}
-		for i, b := range in.Body.Bids {
-			sub.Bids[i] = bids.NewBid{IdempotencyKey: b.IdempotencyKey, Start: b.StartTime, End: b.EndTime,
-				CapacityPrice: b.CapacityPrice.PriceInput, OfferedMW: b.OfferedPowerMW}
-		}
-		if sc := in.Body.ReplaceScope; sc != nil {
-			sub.Scope = &bids.ReplaceScope{Start: sc.StartTime, End: sc.EndTime}
-		}
-		res, err := svc.Submit(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, sub)
-		if err != nil {
-			return nil, err
-		}
-		return &submitOutput{Body: bidshttp.NewSubmitResponse(res, toBids)}, nil
-	})
-
-	httpapi.Register(s, huma.Operation{
-		OperationID: "delete-fcr-bids", Method: http.MethodDelete, Path: base + "/bids", Tags: tags,
-		Responses:   httpapi.ResponseExample(http.StatusOK, exampleDeleted),
-		Summary:     "Delete the FCR bids of an interval",
-		Description: "Deletes the PENDING bids whose start_time and end_time are exactly the ones given; bids in other statuses stay." + gates,
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *deleteIntervalInput) (*deleteIntervalOutput, error) {
-		ids, err := svc.DeleteInterval(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID,
-			calendar.Interval{Start: in.StartTime, End: in.EndTime}, nil)
-		if err != nil {
-			return nil, err
-		}
-		return &deleteIntervalOutput{Body: DeleteResponse{DeletedCount: len(ids), DeletedBidIDs: bidshttp.NonNil(ids)}}, nil
-	})
-
-	httpapi.Register(s, huma.Operation{
-		OperationID: "update-fcr-bid", Method: http.MethodPut, Path: base + "/bids/{bid_id}", Tags: tags,
-		RequestBody: httpapi.RequestExample(exampleUpdate), Responses: httpapi.ResponseExample(http.StatusOK, exampleUpdated),
-		Summary: "Change an FCR bid",
-		Description: "A PENDING bid changes in place (a changed interval must be a tender interval). A SUBMITTED bid keeps the values the market holds and " +
-			"records the change in last_edit_attempt (PENDING_RESYNC; APPLIED once forwarded, FAILED_LATE_EDIT if the gate closes first); " +
-			"only offered_power_mw and capacity_price_eur_per_mw may change (409 bid_not_pending otherwise, and for bids in any other status). " +
-			"409 market_not_enabled when fcr_enabled was switched off. " +
-			"Raising the power beyond the prequalified capacity gives 409 FCR_PREQUALIFIED_CAPACITY_EXCEEDED (the bid's own power is not counted)." + gates,
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *updateInput) (*updateOutput, error) {
-		b, warn, err := svc.Update(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.BidID, bids.Change{
-			IdempotencyKey: in.Body.IdempotencyKey, Start: in.Body.StartTime, End: in.Body.EndTime,
-			CapacityPrice: in.Body.CapacityPrice.PriceInput, OfferedMW: in.Body.OfferedPowerMW,
-		})
-		if err != nil {
-			return nil, err
-		}
-		return &updateOutput{Body: UpdateResponse{Bids: []Bid{toBid(b)}, Warnings: bidshttp.NonNil(warn)}}, nil
-	})
-
-	httpapi.Register(s, huma.Operation{
-		OperationID: "delete-fcr-bid", Method: http.MethodDelete, Path: base + "/bids/{bid_id}", Tags: tags, DefaultStatus: http.StatusNoContent,
-		Summary:     "Delete one FCR bid",
-		Description: "Deletes a PENDING bid. 409 bid_not_pending for a bid already submitted (or cleared); 404 for an unknown bid." + gates,
-		Errors:      []int{http.StatusNotFound, http.StatusConflict},
-	}, httpapi.Scopes(auth.MarketWrite), func(ctx context.Context, in *bidshttp.BidPath) (*struct{}, error) {
-		return nil, svc.Delete(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.BidID)
-	})
-
-	httpapi.Register(s, huma.Operation{
-		OperationID: "list-fcr-valid-bid-intervals", Method: http.MethodGet, Path: base + "/valid_bid_intervals", Tags: tags,
-		Responses: httpapi.ResponseExample(http.StatusOK, exampleIntervals),
-		Summary:   "List FCR tender intervals",
-		Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
-			"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open.",
-		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *bidshttp.TenderIntervalsInput) (*validOutput, error) {
-		q, err := in.Query()
-		if err != nil {
-			return nil, err
-		}
-		list, err := svc.ValidIntervals(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, q)
-		if err != nil {
-			return nil, err
-		}
-		out := &validOutput{Body: ValidIntervalsResponse{Intervals: make([]ValidInterval, len(list))}}
-		for i, t := range list {
-			out.Body.Intervals[i] = bidshttp.NewValidInterval(t.Interval, t.DeliveryDay, t.Window, t.Open)
-		}
-		return out, nil
-	})
-
-	httpapi.Register(s, huma.Operation{
-		OperationID: "list-fcr-results", Method: http.MethodGet, Path: base + "/results", Tags: tags,
-		Responses: httpapi.ResponseExample(http.StatusOK, exampleResults),
-		Summary:   "List FCR auction results",
-		Description: "Per bid overlapping [start_time, end_time): offered and awarded power, bid and settlement price, status, " +
-			"price source, the replayed day the result comes from and the clearing note and, when SUCCESSFUL, the capacity payment " +
-			"(awarded MW x settlement price, EUR). " +
-			"Bids not yet cleared appear with their current status and null award. Bids that ended more than 30 days ago are not returned.",
-		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *listInput) (*resultsOutput, error) {
-		start, end := bidshttp.Bounds(in.StartTime, in.EndTime)
-		list, err := svc.Results(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, start, end)
-		if err != nil {
-			return nil, err
-		}
-		out := &resultsOutput{Body: ResultsResponse{Results: make([]Result, len(list))}}
-		for i, r := range list {
-			wire := toBid(r.Bid)
-			out.Body.Results[i] = Result{BidID: r.ID, StartTime: r.Start, EndTime: r.End, OfferedPowerMW: r.OfferedMW,
-				AwardedPowerMW: r.AwardedMW, CapacityPrice: wire.CapacityPrice, SettlementPrice: bidshttp.PricePtr(r.SettlementPrice),
-				Status: r.Status, PriceSource: r.PriceSource, SourceDay: r.SourceDay, ClearingNote: r.ClearingNote,
-				CapacityPayment: bidshttp.PricePtr(r.Payment)}
-		}
-		return out, nil
+		Service:  svc,
+		Records:  toBids,
+		ListBody: func(list []bids.Bid) BidsResponse { return BidsResponse{Bids: toBids(list)} },
+		Updated: func(b bids.Bid, warnings []string) UpdateResponse {
+			return UpdateResponse{Bids: []Bid{toBid(b)}, Warnings: warnings}
+		},
+		IntervalsBody: func(ivs []ValidInterval) ValidIntervalsResponse { return ValidIntervalsResponse{Intervals: ivs} },
+		Submission: func(r SubmitRequest) bids.Submission {
+			sub := bids.Submission{Mode: r.Mode, Bids: make([]bids.NewBid, len(r.Bids))}
+			for i, b := range r.Bids {
+				sub.Bids[i] = bids.NewBid{IdempotencyKey: b.IdempotencyKey, Start: b.StartTime, End: b.EndTime,
+					CapacityPrice: b.CapacityPrice.PriceInput, OfferedMW: b.OfferedPowerMW}
+			}
+			if sc := r.ReplaceScope; sc != nil {
+				sub.Scope = &bids.ReplaceScope{Start: sc.StartTime, End: sc.EndTime}
+			}
+			return sub
+		},
+		Change: func(u UpdateRequest) bids.Change {
+			return bids.Change{IdempotencyKey: u.IdempotencyKey, Start: u.StartTime, End: u.EndTime,
+				CapacityPrice: u.CapacityPrice.PriceInput, OfferedMW: u.OfferedPowerMW}
+		},
+		ValidIntervals: bidshttp.TenderIntervals(svc.ValidIntervals),
+		ResultsOf: func(ctx context.Context, v auth.Visibility, f bidshttp.Filter) (ResultsResponse, error) {
+			list, err := svc.Results(ctx, v, f.AssetID, f.Start, f.End)
+			if err != nil {
+				return ResultsResponse{}, err
+			}
+			out := ResultsResponse{Results: make([]Result, len(list))}
+			for i, r := range list {
+				wire := toBid(r.Bid)
+				out.Results[i] = Result{BidID: r.ID, StartTime: r.Start, EndTime: r.End, OfferedPowerMW: r.OfferedMW,
+					AwardedPowerMW: r.AwardedMW, CapacityPrice: wire.CapacityPrice, SettlementPrice: bidshttp.PricePtr(r.SettlementPrice),
+					Status: r.Status, PriceSource: r.PriceSource, SourceDay: r.SourceDay, ClearingNote: r.ClearingNote,
+					CapacityPayment: bidshttp.PricePtr(r.Payment)}
+			}
+			return out, nil
+		},
 	})
 }
