@@ -75,13 +75,17 @@ type Adapter struct {
 	byID     map[string]*device
 	byPrefix map[string]*device
 	filters  map[string]int // subscription filter → attached assets under it
-	lastSeq  uint64
+	// online holds the prefixes whose gateway's status is online, attached
+	// or not: a wildcard subscription delivers the retained status of an
+	// asset attached later only once, when it is first subscribed.
+	online  map[string]bool
+	lastSeq uint64
 	// queue holds the ids of assets with an unsent command, each once;
 	// its length is bounded by the attached assets.
 	queue []string
 
-	refused prometheus.CounterVec
-	dropped prometheus.CounterVec
+	refused *prometheus.CounterVec
+	dropped *prometheus.CounterVec
 	sent    prometheus.Counter
 }
 
@@ -89,7 +93,6 @@ type Adapter struct {
 type device struct {
 	id, prefix string
 	bounds     Bounds
-	online     bool
 	latest     telemetry.Measurements
 	receivedAt time.Time // real time; zero: nothing received yet
 	pending    *queued
@@ -124,11 +127,11 @@ func New(ctx context.Context, o Options) (*Adapter, error) {
 	a := &Adapter{
 		log: o.Logger, clock: o.Clock, staleness: o.Staleness, validity: o.CommandValidity,
 		done: make(chan struct{}), wake: make(chan struct{}, 1),
-		byID: map[string]*device{}, byPrefix: map[string]*device{}, filters: map[string]int{},
-		refused: *prometheus.NewCounterVec(prometheus.CounterOpts{
+		byID: map[string]*device{}, byPrefix: map[string]*device{}, filters: map[string]int{}, online: map[string]bool{},
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "atcp_mqtt_measurements_refused_total", Help: "Measurement messages refused by the MQTT adapter, by reason.",
 		}, []string{"reason"}),
-		dropped: *prometheus.NewCounterVec(prometheus.CounterOpts{
+		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "atcp_mqtt_commands_dropped_total",
 			Help: "Commands the MQTT adapter did not publish: superseded by a newer one before sending, expired while waiting, or failed to publish.",
 		}, []string{"reason"}),
@@ -137,7 +140,7 @@ func New(ctx context.Context, o Options) (*Adapter, error) {
 		}),
 	}
 	if o.Registerer != nil {
-		for _, c := range []prometheus.Collector{&a.refused, &a.dropped, a.sent} {
+		for _, c := range []prometheus.Collector{a.refused, a.dropped, a.sent} {
 			if err := o.Registerer.Register(c); err != nil {
 				return nil, fmt.Errorf("mqtt: register metric: %w", err)
 			}
@@ -196,16 +199,20 @@ func (a *Adapter) Attach(ctx context.Context, as assets.Asset, _ *telemetry.Meas
 	case d.prefix != prefix:
 		a.removeFiltersLocked(d.prefix)
 		delete(a.byPrefix, d.prefix)
-		d.prefix, d.online, d.receivedAt, d.pending = prefix, false, time.Time{}, nil
+		d.prefix, d.receivedAt, d.pending = prefix, time.Time{}, nil
 		a.byPrefix[prefix] = d
 		subscribe = a.addFiltersLocked(prefix)
 	}
 	d.bounds = bounds
 	up := a.up
 	a.mu.Unlock()
+	// While the broker is down, connectionUp subscribes. A subscription
+	// the broker refuses (its ACL) is not the asset's registration's
+	// fault: it is logged and tried again on the next connection.
 	if up && len(subscribe) > 0 {
-		// Not subscribed now (the broker is down): connectionUp subscribes.
-		return a.subscribe(ctx, subscribe)
+		if err := a.subscribe(ctx, subscribe); err != nil {
+			a.log.Warn("mqtt: subscribe", "asset", as.ID, "error", err)
+		}
 	}
 	return nil
 }
@@ -238,11 +245,8 @@ func (a *Adapter) subscribe(ctx context.Context, filters []string) error {
 	for _, f := range filters {
 		sub.Subscriptions = append(sub.Subscriptions, paho.SubscribeOptions{Topic: f, QoS: 1})
 	}
-	if _, err := a.cm.Subscribe(ctx, sub); err != nil {
-		// The next connection subscribes again.
-		return errs.E(errs.Unavailable, CodeAssetUnreachable, "mqtt: subscribe: %v", err)
-	}
-	return nil
+	_, err := a.cm.Subscribe(ctx, sub)
+	return err
 }
 
 // Detach stops steering an asset; detaching an unknown asset is a no-op.
@@ -277,11 +281,7 @@ func (a *Adapter) Send(ctx context.Context, assetID string, cmd telemetry.Comman
 	if err != nil {
 		return err
 	}
-	// Sequence numbers are microseconds of real time, one more than the
-	// previous when two fall in one microsecond: increasing across
-	// restarts while the machine's clock does not step back.
-	a.lastSeq = max(a.lastSeq+1, uint64(now.UnixMicro()))
-	msg := CommandMessage{Seq: a.lastSeq, At: at, ExpiresAt: now.Add(a.validity), Command: cmd}
+	msg := CommandMessage{Seq: a.nextSeqLocked(now), At: at, ExpiresAt: now.Add(a.validity), Command: cmd}
 	payload, err := EncodeCommand(msg)
 	if err != nil {
 		return err
@@ -294,6 +294,14 @@ func (a *Adapter) Send(ctx context.Context, assetID string, cmd telemetry.Comman
 	d.pending = &queued{payload: payload, expiresAt: msg.ExpiresAt}
 	a.signal()
 	return nil
+}
+
+// nextSeqLocked returns the next sequence number: microseconds of real
+// time, one more than the previous when two fall in one microsecond, so
+// increasing across restarts while the machine's clock does not step back.
+func (a *Adapter) nextSeqLocked(now time.Time) uint64 {
+	a.lastSeq = max(a.lastSeq+1, uint64(now.UnixMicro()))
+	return a.lastSeq
 }
 
 func (a *Adapter) signal() {
@@ -336,7 +344,7 @@ func (a *Adapter) reachableLocked(assetID string) (*device, error) {
 		return nil, errs.NotFoundf("asset %s is not attached to the MQTT adapter", assetID)
 	case !a.up:
 		return nil, errs.E(errs.Unavailable, CodeAssetUnreachable, "asset %s: the MQTT broker is not connected", assetID)
-	case !d.online:
+	case !a.online[d.prefix]:
 		return nil, errs.E(errs.Unavailable, CodeAssetUnreachable, "asset %s: its gateway is offline", assetID)
 	}
 	return d, nil
@@ -381,9 +389,7 @@ func (a *Adapter) connectionUp(cm *autopaho.ConnectionManager) {
 func (a *Adapter) connectionDown() {
 	a.mu.Lock()
 	a.up = false
-	for _, d := range a.byID {
-		d.online = false
-	}
+	clear(a.online)
 	a.mu.Unlock()
 	a.log.Warn("mqtt: lost the broker connection; reconnecting")
 }
@@ -394,9 +400,12 @@ func (a *Adapter) received(_ *paho.Client, topic string, payload []byte) {
 	case strings.HasSuffix(topic, statusSuffix):
 		prefix := strings.TrimSuffix(topic, statusSuffix)
 		a.mu.Lock()
-		if d := a.byPrefix[prefix]; d != nil {
-			// An empty retained message clears the status: not online.
-			d.online = string(payload) == StatusOnline
+		// Anything else, such as an empty retained message clearing the
+		// status, is not online.
+		if string(payload) == StatusOnline {
+			a.online[prefix] = true
+		} else {
+			delete(a.online, prefix)
 		}
 		a.mu.Unlock()
 	case strings.HasSuffix(topic, measurementsSuffix):

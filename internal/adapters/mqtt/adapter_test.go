@@ -428,3 +428,45 @@ func TestAttachChecksThePrefix(t *testing.T) {
 		t.Fatalf("filters %v", a.filters)
 	}
 }
+
+func TestSequenceNumbersIncreaseAcrossRestarts(t *testing.T) {
+	now := time.Date(2026, 11, 23, 19, 0, 0, 0, time.UTC)
+	first := &Adapter{}
+	a, b := first.nextSeqLocked(now), first.nextSeqLocked(now)
+	if a != uint64(now.UnixMicro()) || b != a+1 {
+		t.Fatalf("%d %d", a, b)
+	}
+	// A restarted platform (a new adapter) a moment later continues above
+	// the previous one, whatever the platform clock reads.
+	restarted := &Adapter{}
+	if c := restarted.nextSeqLocked(now.Add(time.Millisecond)); c <= b {
+		t.Fatalf("after the restart %d, before %d", c, b)
+	}
+}
+
+// TestAssetAttachedAfterItsGatewayCameOnline: the wildcard subscription
+// delivered the retained status before the asset was attached; it is not
+// delivered again.
+func TestAssetAttachedAfterItsGatewayCameOnline(t *testing.T) {
+	forEachBroker(t, func(t *testing.T, b *testBroker) {
+		r := newRig(t, b, Options{})
+		gw := testClient(t, b)
+		publish(t, gw, "atcp/"+r.id+statusSuffix, true, []byte(StatusOnline))
+		waitUntil(t, "the first asset is online", func() bool { return r.a.Connected(r.id) })
+
+		later := uniqueID(t)
+		clearRetained(t, b, later)
+		publish(t, gw, "atcp/"+later+statusSuffix, true, []byte(StatusOnline))
+		waitUntil(t, "the status arrived", func() bool {
+			r.a.mu.Lock()
+			defer r.a.mu.Unlock()
+			return r.a.online["atcp/"+later]
+		})
+		if err := r.a.Attach(context.Background(), testAsset(later), nil, t0); err != nil {
+			t.Fatal(err)
+		}
+		if !r.a.Connected(later) {
+			t.Fatal("the asset attached later is not connected")
+		}
+	})
+}
