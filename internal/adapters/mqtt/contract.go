@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"atcp/internal/assets"
 	"atcp/internal/telemetry"
 	"atcp/internal/telemetry/simulator"
 )
@@ -102,6 +103,8 @@ func ParseCommand(payload []byte) (CommandMessage, error) {
 		return CommandMessage{}, errors.New("command: expires_at is required")
 	case w.Command == nil || w.Command.ControlMode == nil:
 		return CommandMessage{}, errors.New("command: command.control_mode is required")
+	case !inRange(*w.At) || !inRange(*w.ExpiresAt):
+		return CommandMessage{}, errors.New("command: at and expires_at must lie in the years 2000 to 9999")
 	}
 	b := w.Command
 	c := telemetry.Command{
@@ -114,6 +117,13 @@ func ParseCommand(payload []byte) (CommandMessage, error) {
 		return CommandMessage{}, fmt.Errorf("command: %w", err)
 	}
 	return CommandMessage{Seq: *w.Seq, At: w.At.UTC(), ExpiresAt: w.ExpiresAt.UTC(), Command: c}, nil
+}
+
+// inRange reports whether t lies in the instants the platform accepts
+// anywhere (assets.EarliestInstant to assets.InstantsBefore): an offset
+// can move a four-digit year out of what RFC 3339 can express again.
+func inRange(t time.Time) bool {
+	return !t.Before(assets.EarliestInstant) && t.Before(assets.InstantsBefore)
 }
 
 // decodeOne decodes exactly one JSON value: trailing data is malformed.
@@ -259,8 +269,8 @@ func ParseMeasurements(payload []byte, b Bounds) (telemetry.Measurements, *Refus
 		return telemetry.Measurements{}, refuse(ReasonMalformed, "at must be an RFC 3339 instant")
 	}
 	at, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return telemetry.Measurements{}, refuse(ReasonMalformed, "at must be an RFC 3339 instant")
+	if err != nil || !inRange(at) {
+		return telemetry.Measurements{}, refuse(ReasonMalformed, "at must be an RFC 3339 instant from the year 2000")
 	}
 	values := make([]float64, len(pointNames))
 	for i, name := range pointNames {

@@ -81,6 +81,7 @@ func TestParseMeasurementsRefusals(t *testing.T) {
 	for _, c := range []struct{ payload, reason string }{
 		{"", ReasonMalformed}, {"null", ReasonMalformed}, {`"x"`, ReasonMalformed}, {valid + "{}", ReasonMalformed},
 		{set("at", ""), ReasonMalformed}, {set("at", `"2026-02-01"`), ReasonMalformed}, {set("at", "1"), ReasonMalformed},
+		{set("at", `"1999-12-31T23:59:59Z"`), ReasonMalformed}, {set("at", `"9999-12-31T23:59:59-01:00"`), ReasonMalformed},
 		{set("soc_max", ""), ReasonMissing},
 		{set("soc_max", "null"), ReasonNotANumber}, {set("soc_max", `"3"`), ReasonNotANumber}, {set("soc_max", "1e400"), ReasonNotANumber},
 		{set("frequency", "44.9"), ReasonOutOfRange}, {set("frequency", "55.1"), ReasonOutOfRange},
@@ -141,6 +142,8 @@ func TestCommandRoundTripAndRefusals(t *testing.T) {
 		edit(`"at":`, `"when":`), edit(`"expires_at":`, `"expires":`), edit(`"control_mode":"bess_and_poc"`, `"control_mode":"turbo"`),
 		edit(`"poc_power_mw":2.5`, `"poc_power_mw":null`), edit(`"unavailable":false`, `"unavailable":false,"ramp_mw":1`),
 		edit(`"fcr_reserved_mw":1`, `"fcr_reserved_mw":-1`), edit(`"bess_power_mw":3`, `"bess_power_mw":"3"`),
+		edit(`"at":"2026-02-01T06:00:00Z"`, `"at":"0000-01-01T00:00:00+01:00"`),
+		edit(`"expires_at":"2026-11-23T18:00:03.5Z"`, `"expires_at":"9999-12-31T23:30:00-01:00"`),
 	} {
 		if _, err := ParseCommand([]byte(bad)); err == nil {
 			t.Errorf("accepted %s", bad)
