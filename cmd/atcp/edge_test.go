@@ -21,6 +21,7 @@ func TestEdgeCommandFlags(t *testing.T) {
 		{"--broker", "mqtt://127.0.0.1:1"},           // no asset
 		{"--broker", "tcp://x", "--asset", "b1"},     // not an MQTT URL
 		{"--broker", "mqtt://x", "--asset", "b1,b1"}, // repeated
+		{"--broker", "mqtt://x", "--asset", "site/b1"},
 		{"--broker", "mqtt://x", "--asset", "b1", "--efficiency", "0"},
 		{"--broker", "mqtt://x", "--asset", "b1", "--log-level", "loud"},
 		{"--broker", "mqtt://x", "--asset", "b1", "extra"},

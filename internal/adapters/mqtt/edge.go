@@ -5,15 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"sync"
 	"time"
 
 	"github.com/eclipse/paho.golang/autopaho"
 	"github.com/eclipse/paho.golang/paho"
 
+	"atcp/internal/assets"
 	"atcp/internal/clock"
 	"atcp/internal/telemetry/simulator"
 )
+
+var assetID = regexp.MustCompile(assets.AssetIDPattern)
 
 // edgeKeepAlive is a gateway's keep-alive (seconds): a gateway whose link
 // dies silently is declared offline by its last will within one and a
@@ -98,8 +102,8 @@ func NewEdge(ctx context.Context, o EdgeOptions) (*Edge, error) {
 		if err := c.Validate(); err != nil {
 			return nil, fmt.Errorf("edge: asset %s: %w", c.AssetID, err)
 		}
-		if seen[c.AssetID] || !validPrefix("atcp/"+c.AssetID) {
-			return nil, fmt.Errorf("edge: asset id %q is repeated or not a topic level", c.AssetID)
+		if seen[c.AssetID] || !assetID.MatchString(c.AssetID) {
+			return nil, fmt.Errorf("edge: asset id %q is repeated or not an asset id (%s)", c.AssetID, assets.AssetIDPattern)
 		}
 		seen[c.AssetID] = true
 	}
