@@ -4,6 +4,7 @@
 //	atcp migrate [flags]              apply the schema migrations and exit
 //	atcp rotate-signing-key [flags]   add a new token signing key (docs/operations.md)
 //	atcp openapi [flags]              print the OpenAPI document without serving
+//	atcp edge --broker URL --asset ID[,ID...]   run simulated batteries as MQTT edge gateways
 //	atcp version                      print the version
 //
 // Every flag is also an ATCP_* environment variable; `atcp serve --help`
@@ -40,6 +41,8 @@ Usage:
   atcp migrate [flags]              apply the database schema migrations and exit
   atcp rotate-signing-key [flags]   add a new token signing key; the previous one retires
   atcp openapi [flags]              print the OpenAPI document /openapi.json serves, without serving
+  atcp edge --broker URL --asset ID[,ID...]
+                                    run simulated batteries as MQTT edge gateways (atcp edge --help)
   atcp version                      print the version and exit
 
 Run "atcp serve --help" for the settings; each flag is also an ATCP_* environment variable.
@@ -57,6 +60,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0
+	case "edge":
+		// Not a server: its own flags, none of the server's settings.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return edge(ctx, args, os.LookupEnv, stderr)
 	case "serve", "migrate", "rotate-signing-key", "openapi":
 	default:
 		fmt.Fprintf(stderr, "unknown command %q\n\n%s", command, usage)

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"atcp/internal/adapters/mqtt"
 )
 
 // Config holds every setting.
@@ -46,6 +48,12 @@ type Config struct {
 	// seals, each one opens (the others are previous keys during a
 	// rotation). Empty: the signing keys are stored unencrypted.
 	KeyEncryptionKeys [][]byte
+	// MQTTURL is the broker of the assets registered with adapter mqtt
+	// (docs/adapters.md); empty: no broker. MQTTUsername and MQTTPassword
+	// authenticate the platform to it.
+	MQTTURL      string
+	MQTTUsername string
+	MQTTPassword string
 }
 
 // setting describes one flag/variable pair.
@@ -55,7 +63,7 @@ type setting struct {
 
 // secrets are the settings whose value from the environment is not made
 // the flag's default, which --help would print.
-var secrets = map[string]bool{"bootstrap-client-secret": true, "bootstrap-admin-password": true, "key-encryption-key": true}
+var secrets = map[string]bool{"bootstrap-client-secret": true, "bootstrap-admin-password": true, "key-encryption-key": true, "mqtt-password": true}
 
 var settings = []setting{
 	{"addr", "ATCP_ADDR", "127.0.0.1:8080", "listen address; port 0 picks a free port"},
@@ -76,6 +84,9 @@ var settings = []setting{
 	{"fcr-power-buffer", "ATCP_FCR_POWER_BUFFER", "1.25", "factor on reserved FCR capacity held back from wholesale dispatch (regulatory buffer), 1 to 2"},
 	{"simulate", "ATCP_SIMULATE", "true", "steer and measure every asset through the built-in battery simulator"},
 	{"key-encryption-key", "ATCP_KEY_ENCRYPTION_KEY", "", "base64 of 32 random bytes that encrypts the token signing keys at rest; during a rotation new,previous (prefer the variable: flags show in the process list)"},
+	{"mqtt-url", "ATCP_MQTT_URL", "", "MQTT v5 broker of the assets with adapter mqtt: mqtt://host:port, mqtts://host:port for TLS"},
+	{"mqtt-username", "ATCP_MQTT_USERNAME", "", "user name atcp connects to the MQTT broker with"},
+	{"mqtt-password", "ATCP_MQTT_PASSWORD", "", "password atcp connects to the MQTT broker with (prefer the variable: flags show in the process list)"},
 }
 
 // Parse reads the settings from args (without the program and command
@@ -119,6 +130,7 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 		DataDir:           get("data-dir"),
 		BootstrapClientID: get("bootstrap-client-id"), BootstrapClientSecret: *values["bootstrap-client-secret"],
 		BootstrapAdminEmail: get("bootstrap-admin-email"), BootstrapAdminPassword: *values["bootstrap-admin-password"],
+		MQTTURL: get("mqtt-url"), MQTTUsername: get("mqtt-username"), MQTTPassword: *values["mqtt-password"],
 	}
 	var errList []error
 	var err error
@@ -164,6 +176,13 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 	}
 	if (c.BootstrapAdminEmail == "") != (c.BootstrapAdminPassword == "") {
 		errList = append(errList, errors.New("bootstrap-admin-email and bootstrap-admin-password must be set together"))
+	}
+	if c.MQTTURL != "" {
+		if _, err := mqtt.ParseBrokerURL(c.MQTTURL); err != nil {
+			errList = append(errList, fmt.Errorf("mqtt-url: %w", err))
+		}
+	} else if c.MQTTUsername != "" || c.MQTTPassword != "" {
+		errList = append(errList, errors.New("mqtt-username and mqtt-password need mqtt-url"))
 	}
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		errList = append(errList, fmt.Errorf("base-url: %q must start with http:// or https://", c.BaseURL))

@@ -100,6 +100,7 @@ func TestHelpShowsNoSecretFromTheEnvironment(t *testing.T) {
 		"ATCP_KEY_ENCRYPTION_KEY":       "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
 		"ATCP_BOOTSTRAP_CLIENT_SECRET":  "bootstrap-secret-value",
 		"ATCP_BOOTSTRAP_ADMIN_PASSWORD": "bootstrap-password-value",
+		"ATCP_MQTT_PASSWORD":            "mqtt-password-value",
 		"ATCP_ADDR":                     "127.0.0.1:9999",
 	}
 	if _, err := Parse("serve", []string{"--help"}, env(secrets), &help); err == nil {
@@ -112,11 +113,39 @@ func TestHelpShowsNoSecretFromTheEnvironment(t *testing.T) {
 	}
 	// The values still apply, and a flag still wins over the variable.
 	secrets["ATCP_BOOTSTRAP_CLIENT_ID"], secrets["ATCP_BOOTSTRAP_ADMIN_EMAIL"] = "admin", "admin@example.com"
+	secrets["ATCP_MQTT_URL"] = "mqtt://broker"
 	c, err := Parse("serve", []string{"--bootstrap-client-secret", "from-the-flag-0123"}, env(secrets), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BootstrapClientSecret != "from-the-flag-0123" || c.BootstrapAdminPassword != "bootstrap-password-value" || len(c.KeyEncryptionKeys) != 1 {
+	if c.BootstrapClientSecret != "from-the-flag-0123" || c.BootstrapAdminPassword != "bootstrap-password-value" || len(c.KeyEncryptionKeys) != 1 ||
+		c.MQTTPassword != "mqtt-password-value" {
 		t.Fatalf("secrets %+v", c)
+	}
+}
+
+func TestMQTTSettings(t *testing.T) {
+	c, err := Parse("serve", nil, env(nil), io.Discard)
+	if err != nil || c.MQTTURL != "" {
+		t.Fatalf("default: %q %v", c.MQTTURL, err)
+	}
+	c, err = Parse("serve", []string{"--mqtt-username", "platform"}, env(map[string]string{
+		"ATCP_MQTT_URL": "mqtts://broker.example:8883", "ATCP_MQTT_USERNAME": "other", "ATCP_MQTT_PASSWORD": " p w ",
+	}), io.Discard)
+	if err != nil || c.MQTTURL != "mqtts://broker.example:8883" || c.MQTTUsername != "platform" || c.MQTTPassword != " p w " {
+		t.Fatalf("%+v %v", c, err)
+	}
+	for _, bad := range []map[string]string{
+		{"ATCP_MQTT_URL": "tcp://broker"},
+		{"ATCP_MQTT_URL": "mqtt://user:hunter2@broker"},
+		{"ATCP_MQTT_USERNAME": "platform"},
+		{"ATCP_MQTT_PASSWORD": "hunter2"},
+	} {
+		_, err := Parse("serve", nil, env(bad), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "mqtt-") {
+			t.Errorf("%v accepted: %v", bad, err)
+		} else if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("the error quotes the password: %v", err)
+		}
 	}
 }
