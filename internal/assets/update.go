@@ -66,6 +66,9 @@ type Update struct {
 	OperationalStatus       Optional[OperationalStatus] `json:"asset_operational_status,omitzero" doc:"Default onboarding."`
 	OperationalStatusReason Nullable[string]            `json:"operational_status_reason,omitzero" maxLength:"500"`
 	MaintenanceUntil        Nullable[time.Time]         `json:"maintenance_until,omitzero" doc:"Expected end of maintenance."`
+
+	Adapter            Optional[AdapterName] `json:"adapter,omitzero" enum:"simulator,mqtt" doc:"How the platform steers the asset: simulator (the built-in battery simulator, default) or mqtt (an edge gateway on the operator's MQTT broker, see docs/adapters.md)." example:"mqtt"`
+	AdapterTopicPrefix Optional[string]      `json:"adapter_topic_prefix,omitzero" minLength:"1" maxLength:"200" doc:"MQTT topic prefix of the asset's gateway: it uses <prefix>/command, <prefix>/measurements and <prefix>/status. Default atcp/<asset_id>. 1-200 bytes, no wildcards (+, #), no leading $ or /, no trailing /, no empty levels." example:"site-7/bess-1"`
 }
 
 // Organisation is the organisation u names: organisation_id (document 1's
@@ -109,7 +112,10 @@ func (u Update) Create(now time.Time) (Asset, error) {
 	if err := v.Err(); err != nil {
 		return Asset{}, err
 	}
-	a := Asset{ID: u.AssetID.Value, OrganizationID: org.Value, TSOConnected: true, OperationalStatus: Onboarding}
+	a := Asset{
+		ID: u.AssetID.Value, OrganizationID: org.Value, TSOConnected: true, OperationalStatus: Onboarding,
+		Adapter: AdapterSimulator, AdapterTopicPrefix: DefaultTopicPrefix(u.AssetID.Value),
+	}
 	u.merge(&a, &v)
 	a.normalize()
 	a.validate(&v)
@@ -204,6 +210,8 @@ func (u Update) merge(a *Asset, v *errs.Validation) {
 	assign(v, "body.asset_operational_status", u.OperationalStatus, &a.OperationalStatus)
 	assignNullable(u.OperationalStatusReason, &a.OperationalStatusReason)
 	assignNullable(u.MaintenanceUntil, &a.MaintenanceUntil)
+	assign(v, "body.adapter", u.Adapter, &a.Adapter)
+	assign(v, "body.adapter_topic_prefix", u.AdapterTopicPrefix, &a.AdapterTopicPrefix)
 }
 
 // mergeGridImport applies grid_import_allowed or its deprecated inverse

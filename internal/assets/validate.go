@@ -124,6 +124,7 @@ func (a Asset) validate(v *errs.Validation) {
 	if m := a.MaintenanceUntil; m != nil && (m.Before(EarliestInstant) || !m.Before(InstantsBefore)) {
 		v.Add("body.maintenance_until", "must be an instant from the year 2000 to 9999 (UTC)", m.Format(time.RFC3339Nano))
 	}
+	a.validateAdapter(v)
 }
 
 // prequalified checks a prequalified capacity: a magnitude that the asset

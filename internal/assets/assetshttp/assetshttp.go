@@ -63,6 +63,8 @@ type Asset struct {
 	ProductionCritical      bool                     `json:"production_critical" readOnly:"true" doc:"Live and enabled for at least one market (response only)."`
 	IsVirtual               bool                     `json:"is_virtual" readOnly:"true" doc:"True for virtual assets of a segmentation (response only)."`
 	ParentAssetID           *string                  `json:"parent_asset_id" readOnly:"true" doc:"Physical asset of a virtual asset (response only)."`
+	Adapter                 assets.AdapterName       `json:"adapter" enum:"simulator,mqtt" doc:"How the platform steers the asset: simulator (the built-in battery simulator) or mqtt (an edge gateway on the operator's MQTT broker). A virtual asset has its parent's." example:"simulator"`
+	AdapterTopicPrefix      string                   `json:"adapter_topic_prefix" doc:"MQTT topic prefix of the asset's gateway (<prefix>/command, <prefix>/measurements, <prefix>/status); atcp/<asset_id> unless set. A virtual asset has its parent's." example:"atcp/demo-bess"`
 	CreatedAt               time.Time                `json:"created_at" readOnly:"true"`
 	UpdatedAt               time.Time                `json:"updated_at" readOnly:"true"`
 }
@@ -97,6 +99,7 @@ func toAsset(a assets.Asset) Asset {
 		OperationalStatusReason: a.OperationalStatusReason, MaintenanceUntil: a.MaintenanceUntil,
 		ProductionCritical: a.ProductionCritical(), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 		IsVirtual: a.IsVirtual(), ParentAssetID: a.ParentAssetID,
+		Adapter: a.Adapter, AdapterTopicPrefix: a.AdapterTopicPrefix,
 	}
 }
 
