@@ -72,7 +72,7 @@ func CheckTopicPrefix(s string) string {
 
 func (a Asset) validateAdapter(v *errs.Validation) {
 	if !ValidAdapter(a.Adapter) {
-		v.Add("body.adapter", fmt.Sprintf("must be one of %v", Adapters), a.Adapter)
+		v.Add("adapter", fmt.Sprintf("must be one of %v", Adapters), a.Adapter)
 	}
 	// The default prefix is valid whenever the id is, and an invalid id is
 	// reported on its own field.
@@ -80,6 +80,6 @@ func (a Asset) validateAdapter(v *errs.Validation) {
 		return
 	}
 	if msg := CheckTopicPrefix(a.AdapterTopicPrefix); msg != "" {
-		v.Add("body.adapter_topic_prefix", msg, a.AdapterTopicPrefix)
+		v.Add("adapter_topic_prefix", msg, a.AdapterTopicPrefix)
 	}
 }
