@@ -68,6 +68,13 @@ type Asset struct {
 	OperationalStatusReason *string
 	MaintenanceUntil        *time.Time // expected end of maintenance, UTC
 
+	// Adapter names the adapter the platform steers the asset through
+	// (one of Adapters, default AdapterSimulator); AdapterTopicPrefix is
+	// the MQTT topic prefix of the asset's gateway (default
+	// DefaultTopicPrefix, stored as such). A virtual asset has its parent's.
+	Adapter            AdapterName
+	AdapterTopicPrefix string
+
 	CreatedAt time.Time
 	UpdatedAt time.Time
 
@@ -92,12 +99,14 @@ func (a Asset) PhysicalID() string {
 
 // NewAsset returns an asset carrying every default of a create request:
 // prequalified capacities 0, tso_connected true, every other flag false,
-// operational status onboarding, and for green co-location grid import
-// not allowed. Callers set further fields before EnsureAsset.
+// operational status onboarding, the simulator adapter under topic prefix
+// atcp/<id>, and for green co-location grid import not allowed. Callers
+// set further fields before EnsureAsset.
 func NewAsset(id, organizationID, name, location string, typ AssetType) Asset {
 	a := Asset{
 		ID: id, OrganizationID: organizationID, Name: name, Location: location, Type: typ,
 		TSOConnected: true, OperationalStatus: Onboarding,
+		Adapter: AdapterSimulator, AdapterTopicPrefix: DefaultTopicPrefix(id),
 	}
 	a.normalize()
 	return a

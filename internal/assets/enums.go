@@ -3,8 +3,6 @@ package assets
 import (
 	"fmt"
 	"slices"
-
-	"github.com/danielgtaylor/huma/v2"
 )
 
 // AssetType says how the battery shares its grid connection.
@@ -26,9 +24,6 @@ func ParseAssetType(s string) (AssetType, error) { return parseEnum(s, AssetType
 // Valid reports whether t is one of AssetTypes.
 func (t AssetType) Valid() bool { return slices.Contains(AssetTypes, t) }
 
-// Schema documents the values in the OpenAPI document.
-func (AssetType) Schema(huma.Registry) *huma.Schema { return enumSchema(AssetTypes) }
-
 // IntegrationType says how far the platform may steer the asset.
 type IntegrationType string
 
@@ -48,9 +43,6 @@ func ParseIntegrationType(s string) (IntegrationType, error) {
 
 // Valid reports whether t is one of IntegrationTypes.
 func (t IntegrationType) Valid() bool { return slices.Contains(IntegrationTypes, t) }
-
-// Schema documents the values in the OpenAPI document.
-func (IntegrationType) Schema(huma.Registry) *huma.Schema { return enumSchema(IntegrationTypes) }
 
 // OperationalStatus is where the asset is in its life.
 type OperationalStatus string
@@ -76,9 +68,6 @@ func ParseOperationalStatus(s string) (OperationalStatus, error) {
 // Valid reports whether s is one of OperationalStatuses.
 func (s OperationalStatus) Valid() bool { return slices.Contains(OperationalStatuses, s) }
 
-// Schema documents the values in the OpenAPI document.
-func (OperationalStatus) Schema(huma.Registry) *huma.Schema { return enumSchema(OperationalStatuses) }
-
 // TSO is the German transmission system operator (control zone) the asset
 // is connected in.
 type TSO string
@@ -100,20 +89,9 @@ func ParseTSO(s string) (TSO, error) { return parseEnum(s, TSOs, "TSO") }
 // Valid reports whether t is one of TSOs.
 func (t TSO) Valid() bool { return slices.Contains(TSOs, t) }
 
-// Schema documents the values in the OpenAPI document.
-func (TSO) Schema(huma.Registry) *huma.Schema { return enumSchema(TSOs) }
-
 func parseEnum[E ~string](s string, values []E, what string) (E, error) {
 	if slices.Contains(values, E(s)) {
 		return E(s), nil
 	}
 	return "", fmt.Errorf("unknown %s %q (expected one of %v)", what, s, values)
-}
-
-func enumSchema[E ~string](values []E) *huma.Schema {
-	s := &huma.Schema{Type: huma.TypeString}
-	for _, v := range values {
-		s.Enum = append(s.Enum, string(v))
-	}
-	return s
 }

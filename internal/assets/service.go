@@ -236,11 +236,18 @@ func (s *Service) Create(ctx context.Context, v auth.Visibility, u Update) (Asse
 }
 
 // EnsureAsset registers a (validated, with the defaults of NewAsset for an
-// empty operational status and green grid import) unless an asset with its
-// id exists or existed; used to seed the demonstration asset.
+// empty operational status, adapter and topic prefix and for green grid
+// import) unless an asset with its id exists or existed; used to seed the
+// demonstration asset.
 func (s *Service) EnsureAsset(ctx context.Context, a Asset) error {
 	if a.OperationalStatus == "" {
 		a.OperationalStatus = Onboarding
+	}
+	if a.Adapter == "" {
+		a.Adapter = AdapterSimulator
+	}
+	if a.AdapterTopicPrefix == "" {
+		a.AdapterTopicPrefix = DefaultTopicPrefix(a.ID)
 	}
 	a.normalize()
 	if err := a.Validate(); err != nil {

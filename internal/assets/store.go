@@ -19,14 +19,14 @@ type Store interface {
 	Get(ctx context.Context, v auth.Visibility, id string) (Asset, error)
 	// Create inserts a validated asset. It returns errs.Conflict
 	// "asset_exists" when the id is taken, also by a deleted asset (ids
-	// are never reused), and errs.Invalid naming body.organisation_id or
-	// body.optimizer_org_id when that is not a registered organisation.
+	// are never reused), and errs.Invalid naming the field organisation_id
+	// or optimizer_org_id when that is not a registered organisation.
 	Create(ctx context.Context, a Asset) (Asset, error)
 	// Update reads the visible asset and locks it until the transaction
 	// ends, passes it to change and, when change reports a change, stores
 	// what it returns, so that concurrent partial updates apply one after
 	// the other and none is lost. It returns the asset as stored. An
-	// unknown optimizer_org_id is errs.Invalid.
+	// unknown optimizer_org_id is errs.Invalid naming that field.
 	Update(ctx context.Context, v auth.Visibility, id string, change func(current Asset) (next Asset, changed bool, err error)) (Asset, error)
 	// Delete reads the visible asset and locks it, calls check with it
 	// and, when check returns nil, marks the asset deleted at at, in one

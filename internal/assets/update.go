@@ -7,71 +7,74 @@ import (
 	"atcp/internal/errs"
 )
 
-// Update is the body of a create or partial update: every writable field
-// of document 1 with its presence. Optional fields cannot be null (422);
-// Nullable fields are cleared by null. The struct tags name the wire
-// fields and document the ranges in the OpenAPI schema; Validate is the
-// authority on them.
+// Update is a create or partial update: every writable field of document 1
+// with its presence. Optional fields cannot be null (422); Nullable fields
+// are cleared by null. Errors name the fields by their names in document 1
+// (asset_name); the edge that decoded the request places them in it.
 type Update struct {
-	AssetID        Optional[string] `json:"asset_id,omitzero" doc:"Not updatable: ignored when equal to the path id, 422 otherwise."`
-	OrganisationID Optional[string] `json:"organisation_id,omitzero" doc:"Not updatable: must equal the stored value."`
-	// OrganizationID is the alias in the spelling of every other resource.
-	OrganizationID Optional[string] `json:"organization_id,omitzero" doc:"Alias of organisation_id (the spelling of every other resource); sending both with different values is 422."`
+	AssetID        Optional[string]
+	OrganisationID Optional[string]
+	// OrganizationID is the alias of OrganisationID in the spelling of
+	// every other resource.
+	OrganizationID Optional[string]
 
-	AssetName   Optional[string]    `json:"asset_name,omitzero" minLength:"1" maxLength:"200"`
-	AssetType   Optional[AssetType] `json:"asset_type,omitzero"`
-	Description Nullable[string]    `json:"description,omitzero" maxLength:"2000"`
-	Location    Optional[string]    `json:"location,omitzero" minLength:"1" maxLength:"200"`
+	AssetName   Optional[string]
+	AssetType   Optional[AssetType]
+	Description Nullable[string]
+	Location    Optional[string]
 
-	OptimizerOrgID Nullable[string] `json:"optimizer_org_id,omitzero" doc:"A registered organisation; null clears it."`
+	OptimizerOrgID Nullable[string]
 
-	ChargeEfficiency    Nullable[float64] `json:"charge_efficiency,omitzero" exclusiveMinimum:"0" maximum:"1"`
-	DischargeEfficiency Nullable[float64] `json:"discharge_efficiency,omitzero" exclusiveMinimum:"0" maximum:"1"`
-	Country             Nullable[string]  `json:"country,omitzero" pattern:"^[A-Z]{2}$" doc:"ISO 3166-1 alpha-2 code, upper case."`
-	TSO                 Nullable[TSO]     `json:"tso,omitzero" doc:"Transmission system operator (control zone)."`
+	ChargeEfficiency    Nullable[float64]
+	DischargeEfficiency Nullable[float64]
+	Country             Nullable[string]
+	TSO                 Nullable[TSO]
 
-	MaxPosRampRateMWPerSec  Nullable[float64] `json:"max_pos_ramp_rate_mw_per_sec,omitzero" minimum:"0" maximum:"10000" doc:"MW/s."`
-	MinNegRampRateMWPerSec  Nullable[float64] `json:"min_neg_ramp_rate_mw_per_sec,omitzero" minimum:"0" maximum:"10000" doc:"MW/s, positive magnitude."`
-	UsableEnergyCapacityMWh Nullable[float64] `json:"usable_energy_capacity_mwh,omitzero" minimum:"0" maximum:"100000"`
-	UsablePowerCapacityMW   Nullable[float64] `json:"usable_power_capacity_mw,omitzero" minimum:"0" maximum:"10000"`
+	MaxPosRampRateMWPerSec  Nullable[float64]
+	MinNegRampRateMWPerSec  Nullable[float64]
+	UsableEnergyCapacityMWh Nullable[float64]
+	UsablePowerCapacityMW   Nullable[float64]
 
-	AFRRPrequalifiedPosMW Optional[float64] `json:"afrr_prequalified_capacity_pos_mw,omitzero" minimum:"0" maximum:"10000" doc:"Magnitude; default 0; at most usable_power_capacity_mw."`
-	AFRRPrequalifiedNegMW Optional[float64] `json:"afrr_prequalified_capacity_neg_mw,omitzero" minimum:"0" maximum:"10000" doc:"Magnitude; default 0; at most usable_power_capacity_mw."`
-	FCRPrequalifiedMW     Optional[float64] `json:"fcr_prequalified_capacity_mw,omitzero" minimum:"0" maximum:"10000" doc:"Symmetric; default 0; at most usable_power_capacity_mw."`
+	AFRRPrequalifiedPosMW Optional[float64]
+	AFRRPrequalifiedNegMW Optional[float64]
+	FCRPrequalifiedMW     Optional[float64]
 
-	TSOPoolID Nullable[int64] `json:"tso_pool_id,omitzero" minimum:"0" maximum:"2147483647"`
-	IOAMiddle Nullable[int]   `json:"ioa_middle,omitzero" minimum:"0" maximum:"255" doc:"IEC-104 IOA middle octet."`
+	TSOPoolID Nullable[int64]
+	IOAMiddle Nullable[int]
 
-	Latitude  Nullable[float64] `json:"latitude,omitzero" minimum:"-90" maximum:"90" doc:"Set together with longitude."`
-	Longitude Nullable[float64] `json:"longitude,omitzero" minimum:"-180" maximum:"180" doc:"Set together with latitude."`
+	Latitude  Nullable[float64]
+	Longitude Nullable[float64]
 
-	DisablePQCapacityCheck Optional[bool] `json:"disable_pq_capacity_check,omitzero" doc:"Default false."`
-	StrictValidation       Optional[bool] `json:"strict_validation,omitzero" doc:"Default false."`
-	TSOConnected           Optional[bool] `json:"tso_connected,omitzero" doc:"Default true."`
-	FCREnabled             Optional[bool] `json:"fcr_enabled,omitzero" doc:"Default false."`
-	AFRREnabled            Optional[bool] `json:"afrr_enabled,omitzero" doc:"Default false."`
-	WholesaleEnabled       Optional[bool] `json:"wholesale_enabled,omitzero" doc:"Default false."`
-	ControlEnabled         Optional[bool] `json:"control_enabled,omitzero" doc:"Default false."`
-	PVActive               Optional[bool] `json:"pv_active,omitzero" doc:"Default false."`
+	DisablePQCapacityCheck Optional[bool]
+	StrictValidation       Optional[bool]
+	TSOConnected           Optional[bool]
+	FCREnabled             Optional[bool]
+	AFRREnabled            Optional[bool]
+	WholesaleEnabled       Optional[bool]
+	ControlEnabled         Optional[bool]
+	PVActive               Optional[bool]
 
-	GridConnectionPowerMW Nullable[float64] `json:"grid_connection_power_mw,omitzero" minimum:"0" maximum:"10000"`
-	BESSPriority          Nullable[bool]    `json:"bess_priority,omitzero"`
-	POCExportLimitMW      Nullable[float64] `json:"poc_export_limit_mw,omitzero" minimum:"0" maximum:"10000" doc:"Accepted and validated but not persisted (not yet active); always returned as null."`
-	GridImportZero        Nullable[bool]    `json:"grid_import_zero,omitzero" deprecated:"true" doc:"Deprecated inverse of grid_import_allowed."`
-	GridImportAllowed     Nullable[bool]    `json:"grid_import_allowed,omitzero" doc:"Null = unset, treated as permitted; always false for green co-location."`
-	BESSControlEnabled    Nullable[bool]    `json:"bess_control_enabled,omitzero" doc:"Null falls back to control_enabled."`
-	PVControlEnabled      Nullable[bool]    `json:"pv_control_enabled,omitzero" doc:"Null is treated as not permitted."`
+	GridConnectionPowerMW Nullable[float64]
+	BESSPriority          Nullable[bool]
+	POCExportLimitMW      Nullable[float64] // validated, then dropped: not persisted yet
+	GridImportZero        Nullable[bool]    // deprecated inverse of GridImportAllowed
+	GridImportAllowed     Nullable[bool]
+	BESSControlEnabled    Nullable[bool]
+	PVControlEnabled      Nullable[bool]
 
-	IntegrationType         Nullable[IntegrationType]   `json:"asset_integration_type,omitzero"`
-	OperationalStatus       Optional[OperationalStatus] `json:"asset_operational_status,omitzero" doc:"Default onboarding."`
-	OperationalStatusReason Nullable[string]            `json:"operational_status_reason,omitzero" maxLength:"500"`
-	MaintenanceUntil        Nullable[time.Time]         `json:"maintenance_until,omitzero" doc:"Expected end of maintenance."`
+	IntegrationType         Nullable[IntegrationType]
+	OperationalStatus       Optional[OperationalStatus]
+	OperationalStatusReason Nullable[string]
+	MaintenanceUntil        Nullable[time.Time]
+
+	Adapter            Optional[AdapterName]
+	AdapterTopicPrefix Optional[string]
 }
 
 // Organisation is the organisation u names: organisation_id (document 1's
 // spelling) or its alias organization_id (every other resource's). Both
 // may be sent when they agree; different values (a null against a value
-// included) are 422 at body.organization_id.
+// included) are 422 at organization_id.
 func (u Update) Organisation() (Optional[string], error) {
 	a, b := u.OrganisationID, u.OrganizationID
 	switch {
@@ -80,7 +83,7 @@ func (u Update) Organisation() (Optional[string], error) {
 	case !a.Present:
 		return b, nil
 	case a.Null != b.Null || a.Value != b.Value:
-		return a, errs.Invalidf("body.organization_id", b.sent(), "alias of organisation_id: both given with different values")
+		return a, errs.Invalidf("organization_id", b.sent(), "alias of organisation_id: both given with different values")
 	}
 	return a, nil
 }
@@ -98,9 +101,9 @@ func (u Update) Create(now time.Time) (Asset, error) {
 		loc     string
 		present bool
 	}{
-		{"body.asset_id", u.AssetID.given()}, {"body.asset_name", u.AssetName.given()},
-		{"body.asset_type", u.AssetType.given()}, {"body.location", u.Location.given()},
-		{"body.organisation_id", org.given()},
+		{"asset_id", u.AssetID.given()}, {"asset_name", u.AssetName.given()},
+		{"asset_type", u.AssetType.given()}, {"location", u.Location.given()},
+		{"organisation_id", org.given()},
 	} {
 		if !f.present {
 			v.Add(f.loc, "is required and must not be null", nil)
@@ -109,7 +112,10 @@ func (u Update) Create(now time.Time) (Asset, error) {
 	if err := v.Err(); err != nil {
 		return Asset{}, err
 	}
-	a := Asset{ID: u.AssetID.Value, OrganizationID: org.Value, TSOConnected: true, OperationalStatus: Onboarding}
+	a := Asset{
+		ID: u.AssetID.Value, OrganizationID: org.Value, TSOConnected: true, OperationalStatus: Onboarding,
+		Adapter: AdapterSimulator, AdapterTopicPrefix: DefaultTopicPrefix(u.AssetID.Value),
+	}
 	u.merge(&a, &v)
 	a.normalize()
 	a.validate(&v)
@@ -134,12 +140,12 @@ func (u Update) Apply(cur Asset, now time.Time) (next Asset, changed bool, err e
 	}
 	var v errs.Validation
 	if u.AssetID.Present && (u.AssetID.Null || u.AssetID.Value != cur.ID) {
-		v.Add("body.asset_id", "asset ids cannot be changed; it must equal the id in the path", u.AssetID.sent())
+		v.Add("asset_id", "asset ids cannot be changed; it must equal the id in the path", u.AssetID.sent())
 	}
 	if org.Present && (org.Null || org.Value != cur.OrganizationID) {
-		loc := "body.organisation_id"
+		loc := "organisation_id"
 		if !u.OrganisationID.Present {
-			loc = "body.organization_id"
+			loc = "organization_id"
 		}
 		v.Add(loc, "the organisation of an asset cannot be changed or cleared", org.sent())
 	}
@@ -160,10 +166,10 @@ func (u Update) Apply(cur Asset, now time.Time) (next Asset, changed bool, err e
 // merge copies the present fields of u into a, recording nulls sent for
 // fields that cannot be null and a contradicting grid import alias.
 func (u Update) merge(a *Asset, v *errs.Validation) {
-	assign(v, "body.asset_name", u.AssetName, &a.Name)
-	assign(v, "body.asset_type", u.AssetType, &a.Type)
+	assign(v, "asset_name", u.AssetName, &a.Name)
+	assign(v, "asset_type", u.AssetType, &a.Type)
 	assignNullable(u.Description, &a.Description)
-	assign(v, "body.location", u.Location, &a.Location)
+	assign(v, "location", u.Location, &a.Location)
 	if u.OptimizerOrgID.Present {
 		a.OptimizerOrgID, a.OptimizerOrgName = u.OptimizerOrgID.value(), nil
 	}
@@ -175,35 +181,37 @@ func (u Update) merge(a *Asset, v *errs.Validation) {
 	assignNullable(u.MinNegRampRateMWPerSec, &a.MinNegRampRateMWPerSec)
 	assignNullable(u.UsableEnergyCapacityMWh, &a.UsableEnergyCapacityMWh)
 	assignNullable(u.UsablePowerCapacityMW, &a.UsablePowerCapacityMW)
-	assign(v, "body.afrr_prequalified_capacity_pos_mw", u.AFRRPrequalifiedPosMW, &a.AFRRPrequalifiedPosMW)
-	assign(v, "body.afrr_prequalified_capacity_neg_mw", u.AFRRPrequalifiedNegMW, &a.AFRRPrequalifiedNegMW)
-	assign(v, "body.fcr_prequalified_capacity_mw", u.FCRPrequalifiedMW, &a.FCRPrequalifiedMW)
+	assign(v, "afrr_prequalified_capacity_pos_mw", u.AFRRPrequalifiedPosMW, &a.AFRRPrequalifiedPosMW)
+	assign(v, "afrr_prequalified_capacity_neg_mw", u.AFRRPrequalifiedNegMW, &a.AFRRPrequalifiedNegMW)
+	assign(v, "fcr_prequalified_capacity_mw", u.FCRPrequalifiedMW, &a.FCRPrequalifiedMW)
 	assignNullable(u.TSOPoolID, &a.TSOPoolID)
 	assignNullable(u.IOAMiddle, &a.IOAMiddle)
 	assignNullable(u.Latitude, &a.Latitude)
 	assignNullable(u.Longitude, &a.Longitude)
-	assign(v, "body.disable_pq_capacity_check", u.DisablePQCapacityCheck, &a.DisablePQCapacityCheck)
-	assign(v, "body.strict_validation", u.StrictValidation, &a.StrictValidation)
-	assign(v, "body.tso_connected", u.TSOConnected, &a.TSOConnected)
-	assign(v, "body.fcr_enabled", u.FCREnabled, &a.FCREnabled)
-	assign(v, "body.afrr_enabled", u.AFRREnabled, &a.AFRREnabled)
-	assign(v, "body.wholesale_enabled", u.WholesaleEnabled, &a.WholesaleEnabled)
-	assign(v, "body.control_enabled", u.ControlEnabled, &a.ControlEnabled)
-	assign(v, "body.pv_active", u.PVActive, &a.PVActive)
+	assign(v, "disable_pq_capacity_check", u.DisablePQCapacityCheck, &a.DisablePQCapacityCheck)
+	assign(v, "strict_validation", u.StrictValidation, &a.StrictValidation)
+	assign(v, "tso_connected", u.TSOConnected, &a.TSOConnected)
+	assign(v, "fcr_enabled", u.FCREnabled, &a.FCREnabled)
+	assign(v, "afrr_enabled", u.AFRREnabled, &a.AFRREnabled)
+	assign(v, "wholesale_enabled", u.WholesaleEnabled, &a.WholesaleEnabled)
+	assign(v, "control_enabled", u.ControlEnabled, &a.ControlEnabled)
+	assign(v, "pv_active", u.PVActive, &a.PVActive)
 	assignNullable(u.GridConnectionPowerMW, &a.GridConnectionPowerMW)
 	assignNullable(u.BESSPriority, &a.BESSPriority)
 	// poc_export_limit_mw is not active yet: it is checked so that a client
 	// learns of a bad value now, and then dropped.
 	if p := u.POCExportLimitMW; p.Present && !p.Null {
-		quantity(v, "body.poc_export_limit_mw", &p.Value, MaxPowerMW)
+		quantity(v, "poc_export_limit_mw", &p.Value, MaxPowerMW)
 	}
 	u.mergeGridImport(a, v)
 	assignNullable(u.BESSControlEnabled, &a.BESSControlEnabled)
 	assignNullable(u.PVControlEnabled, &a.PVControlEnabled)
 	assignNullable(u.IntegrationType, &a.IntegrationType)
-	assign(v, "body.asset_operational_status", u.OperationalStatus, &a.OperationalStatus)
+	assign(v, "asset_operational_status", u.OperationalStatus, &a.OperationalStatus)
 	assignNullable(u.OperationalStatusReason, &a.OperationalStatusReason)
 	assignNullable(u.MaintenanceUntil, &a.MaintenanceUntil)
+	assign(v, "adapter", u.Adapter, &a.Adapter)
+	assign(v, "adapter_topic_prefix", u.AdapterTopicPrefix, &a.AdapterTopicPrefix)
 }
 
 // mergeGridImport applies grid_import_allowed or its deprecated inverse
@@ -214,7 +222,7 @@ func (u Update) mergeGridImport(a *Asset, v *errs.Validation) {
 		zero = Set(!zero.Value) // now in the sense of grid_import_allowed
 	}
 	if allowed.Present && zero.Present && (allowed.Null != zero.Null || allowed.Value != zero.Value) {
-		v.Add("body.grid_import_zero", "contradicts grid_import_allowed, whose inverse it is", u.GridImportZero.sent())
+		v.Add("grid_import_zero", "contradicts grid_import_allowed, whose inverse it is", u.GridImportZero.sent())
 		return
 	}
 	if allowed.Present {

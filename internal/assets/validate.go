@@ -49,7 +49,7 @@ var assetIDRE = regexp.MustCompile(AssetIDPattern)
 func ValidID(id string) bool { return assetIDRE.MatchString(id) }
 
 // Validate checks every field and the rules between them; the error (422)
-// names each offending field as body.<field>.
+// names each offending field by its name in document 1 (asset_name).
 func (a Asset) Validate() error {
 	var v errs.Validation
 	a.validate(&v)
@@ -58,72 +58,73 @@ func (a Asset) Validate() error {
 
 func (a Asset) validate(v *errs.Validation) {
 	if !ValidID(a.ID) {
-		v.Add("body.asset_id", "must match "+AssetIDPattern, a.ID)
+		v.Add("asset_id", "must match "+AssetIDPattern, a.ID)
 	}
-	identifier(v, "body.organisation_id", a.OrganizationID)
-	line(v, "body.asset_name", a.Name, MaxNameLength)
+	identifier(v, "organisation_id", a.OrganizationID)
+	line(v, "asset_name", a.Name, MaxNameLength)
 	if !a.Type.Valid() {
-		v.Add("body.asset_type", fmt.Sprintf("must be one of %v", AssetTypes), string(a.Type))
+		v.Add("asset_type", fmt.Sprintf("must be one of %v", AssetTypes), string(a.Type))
 	}
 	if a.Description != nil {
-		text(v, "body.description", *a.Description, MaxDescriptionLength)
+		text(v, "description", *a.Description, MaxDescriptionLength)
 	}
-	line(v, "body.location", a.Location, MaxLocationLength)
+	line(v, "location", a.Location, MaxLocationLength)
 	if a.OptimizerOrgID != nil {
-		identifier(v, "body.optimizer_org_id", *a.OptimizerOrgID)
+		identifier(v, "optimizer_org_id", *a.OptimizerOrgID)
 	}
 
-	efficiency(v, "body.charge_efficiency", a.ChargeEfficiency)
-	efficiency(v, "body.discharge_efficiency", a.DischargeEfficiency)
+	efficiency(v, "charge_efficiency", a.ChargeEfficiency)
+	efficiency(v, "discharge_efficiency", a.DischargeEfficiency)
 	if a.Country != nil && !isCountry(*a.Country) {
-		v.Add("body.country", "must be an ISO 3166-1 alpha-2 code in upper case, such as DE", *a.Country)
+		v.Add("country", "must be an ISO 3166-1 alpha-2 code in upper case, such as DE", *a.Country)
 	}
 	if a.TSO != nil && !a.TSO.Valid() {
-		v.Add("body.tso", fmt.Sprintf("must be one of %v", TSOs), string(*a.TSO))
+		v.Add("tso", fmt.Sprintf("must be one of %v", TSOs), string(*a.TSO))
 	}
 
-	quantity(v, "body.max_pos_ramp_rate_mw_per_sec", a.MaxPosRampRateMWPerSec, MaxRampRateMWPerSec)
-	quantity(v, "body.min_neg_ramp_rate_mw_per_sec", a.MinNegRampRateMWPerSec, MaxRampRateMWPerSec)
-	quantity(v, "body.usable_energy_capacity_mwh", a.UsableEnergyCapacityMWh, MaxEnergyMWh)
-	quantity(v, "body.usable_power_capacity_mw", a.UsablePowerCapacityMW, MaxPowerMW)
-	quantity(v, "body.grid_connection_power_mw", a.GridConnectionPowerMW, MaxPowerMW)
-	a.prequalified(v, "body.afrr_prequalified_capacity_pos_mw", a.AFRRPrequalifiedPosMW)
-	a.prequalified(v, "body.afrr_prequalified_capacity_neg_mw", a.AFRRPrequalifiedNegMW)
-	a.prequalified(v, "body.fcr_prequalified_capacity_mw", a.FCRPrequalifiedMW)
+	quantity(v, "max_pos_ramp_rate_mw_per_sec", a.MaxPosRampRateMWPerSec, MaxRampRateMWPerSec)
+	quantity(v, "min_neg_ramp_rate_mw_per_sec", a.MinNegRampRateMWPerSec, MaxRampRateMWPerSec)
+	quantity(v, "usable_energy_capacity_mwh", a.UsableEnergyCapacityMWh, MaxEnergyMWh)
+	quantity(v, "usable_power_capacity_mw", a.UsablePowerCapacityMW, MaxPowerMW)
+	quantity(v, "grid_connection_power_mw", a.GridConnectionPowerMW, MaxPowerMW)
+	a.prequalified(v, "afrr_prequalified_capacity_pos_mw", a.AFRRPrequalifiedPosMW)
+	a.prequalified(v, "afrr_prequalified_capacity_neg_mw", a.AFRRPrequalifiedNegMW)
+	a.prequalified(v, "fcr_prequalified_capacity_mw", a.FCRPrequalifiedMW)
 
 	if a.TSOPoolID != nil && (*a.TSOPoolID < 0 || *a.TSOPoolID > MaxTSOPoolID) {
-		v.Add("body.tso_pool_id", fmt.Sprintf("must be between 0 and %d", MaxTSOPoolID), *a.TSOPoolID)
+		v.Add("tso_pool_id", fmt.Sprintf("must be between 0 and %d", MaxTSOPoolID), *a.TSOPoolID)
 	}
 	if a.IOAMiddle != nil && (*a.IOAMiddle < 0 || *a.IOAMiddle > MaxIOAMiddle) {
-		v.Add("body.ioa_middle", fmt.Sprintf("must be between 0 and %d (one octet)", MaxIOAMiddle), *a.IOAMiddle)
+		v.Add("ioa_middle", fmt.Sprintf("must be between 0 and %d (one octet)", MaxIOAMiddle), *a.IOAMiddle)
 	}
 
-	coordinate(v, "body.latitude", a.Latitude, 90)
-	coordinate(v, "body.longitude", a.Longitude, 180)
+	coordinate(v, "latitude", a.Latitude, 90)
+	coordinate(v, "longitude", a.Longitude, 180)
 	// A coordinate alone places the asset nowhere.
 	if (a.Latitude == nil) != (a.Longitude == nil) {
-		missing := "body.latitude"
+		missing := "latitude"
 		if a.Longitude == nil {
-			missing = "body.longitude"
+			missing = "longitude"
 		}
 		v.Add(missing, "latitude and longitude are set together or not at all", nil)
 	}
 
 	if a.Type == GreenColocation && a.GridImportAllowed != nil && *a.GridImportAllowed {
-		v.Add("body.grid_import_allowed", "a green co-located asset may not import from the grid", true)
+		v.Add("grid_import_allowed", "a green co-located asset may not import from the grid", true)
 	}
 	if a.IntegrationType != nil && !a.IntegrationType.Valid() {
-		v.Add("body.asset_integration_type", fmt.Sprintf("must be one of %v", IntegrationTypes), string(*a.IntegrationType))
+		v.Add("asset_integration_type", fmt.Sprintf("must be one of %v", IntegrationTypes), string(*a.IntegrationType))
 	}
 	if !a.OperationalStatus.Valid() {
-		v.Add("body.asset_operational_status", fmt.Sprintf("must be one of %v", OperationalStatuses), string(a.OperationalStatus))
+		v.Add("asset_operational_status", fmt.Sprintf("must be one of %v", OperationalStatuses), string(a.OperationalStatus))
 	}
 	if a.OperationalStatusReason != nil {
-		text(v, "body.operational_status_reason", *a.OperationalStatusReason, MaxStatusReasonLength)
+		text(v, "operational_status_reason", *a.OperationalStatusReason, MaxStatusReasonLength)
 	}
 	if m := a.MaintenanceUntil; m != nil && (m.Before(EarliestInstant) || !m.Before(InstantsBefore)) {
-		v.Add("body.maintenance_until", "must be an instant from the year 2000 to 9999 (UTC)", m.Format(time.RFC3339Nano))
+		v.Add("maintenance_until", "must be an instant from the year 2000 to 9999 (UTC)", m.Format(time.RFC3339Nano))
 	}
+	a.validateAdapter(v)
 }
 
 // prequalified checks a prequalified capacity: a magnitude that the asset

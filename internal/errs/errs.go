@@ -143,3 +143,21 @@ func IsUnavailable(err error) bool {
 	}
 	return false
 }
+
+// Within returns err with prefix put before the location of every field it
+// names: domain code names fields ("asset_name"), the edge that decoded the
+// request knows where they sit in it ("body."). Other errors are returned
+// as they are.
+func Within(prefix string, err error) error {
+	var e *Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return err
+	}
+	out := *e
+	out.Fields = make([]FieldError, len(e.Fields))
+	for i, f := range e.Fields {
+		f.Location = prefix + f.Location
+		out.Fields[i] = f
+	}
+	return &out
+}

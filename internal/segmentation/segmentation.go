@@ -163,7 +163,7 @@ func Validate(parentAssetID string, mode Mode, segments []Segment) error {
 }
 
 // VirtualAsset derives the virtual asset of segment g from its parent:
-// same organisation and settings, the id VirtualAssetID, the name
+// same organisation and settings (the adapter among them), the id VirtualAssetID, the name
 // "<parent name> / <segment name>", and every MW, MWh and MW/s capacity
 // scaled by the share.
 func VirtualAsset(parent assets.Asset, g Segment) assets.Asset {

@@ -122,9 +122,15 @@ func TestVirtualAsset(t *testing.T) {
 	parent := assets.NewAsset("bess-1", "acme", "Leipzig 1", "Leipzig", assets.Standalone)
 	parent.UsablePowerCapacityMW, parent.UsableEnergyCapacityMWh = new(10.0), new(20.0)
 	parent.AFRRPrequalifiedNegMW, parent.FCRPrequalifiedMW = 8, 4
+	parent.Adapter, parent.AdapterTopicPrefix = assets.AdapterMQTT, "plant/bess-1"
 	v := VirtualAsset(parent, Segment{ID: "a", Name: "Trader A", Share: 0.25})
 	if v.ID != "bess-1.a" || !v.IsVirtual() || *v.ParentAssetID != "bess-1" || v.OrganizationID != "acme" || v.Name != "Leipzig 1 / Trader A" {
 		t.Fatalf("identity: %+v", v)
+	}
+	// The battery behind a virtual asset is the parent's, steered through
+	// the parent's adapter.
+	if v.Adapter != assets.AdapterMQTT || v.AdapterTopicPrefix != "plant/bess-1" {
+		t.Fatalf("adapter %q under %q", v.Adapter, v.AdapterTopicPrefix)
 	}
 	if *v.UsablePowerCapacityMW != 2.5 || *v.UsableEnergyCapacityMWh != 5 || v.AFRRPrequalifiedNegMW != 2 || v.FCRPrequalifiedMW != 1 || v.GridConnectionPowerMW != nil {
 		t.Fatalf("capacities: %+v", v)

@@ -54,6 +54,7 @@ func fullTestAsset(id, org string) assets.Asset {
 	a.IntegrationType = assetPtr(assets.MonitoringOnly)
 	a.OperationalStatus, a.OperationalStatusReason = assets.Maintenance, assetPtr("inverter swap")
 	a.MaintenanceUntil = assetPtr(time.Date(2026, 3, 1, 12, 30, 0, 123456000, time.UTC))
+	a.Adapter, a.AdapterTopicPrefix = assets.AdapterMQTT, "site-7/"+id+"/ü"
 	a.CreatedAt = testkit.Start.Add(-time.Hour)
 	a.UpdatedAt = testkit.Start
 	return a
@@ -90,6 +91,8 @@ func TestAssetStoreRoundTripAndVisibility(t *testing.T) {
 		}
 		if got, _ := s.Get(ctx, assetBeta, "a.bare"); !reflect.DeepEqual(got, bare) {
 			t.Fatalf("round trip of defaults\n got %+v\nwant %+v", got, bare)
+		} else if got.Adapter != assets.AdapterSimulator || got.AdapterTopicPrefix != "atcp/a.bare" {
+			t.Fatalf("default adapter %q under %q", got.Adapter, got.AdapterTopicPrefix)
 		}
 
 		if _, err := s.Get(ctx, assetBeta, "Z-full"); !errs.Is(err, errs.NotFound) {
@@ -165,9 +168,11 @@ func TestAssetStoreUpdate(t *testing.T) {
 		later := testkit.Start.Add(time.Minute)
 		got, err := s.Update(ctx, assetAcme, "bess", func(a assets.Asset) (assets.Asset, bool, error) {
 			a.Name, a.OptimizerOrgID, a.Description, a.UpdatedAt = "Renamed", assetPtr("beta"), nil, later
+			a.Adapter, a.AdapterTopicPrefix = assets.AdapterSimulator, "moved/bess"
 			return a, true, nil
 		})
-		if err != nil || got.Name != "Renamed" || got.OptimizerOrgName == nil || *got.OptimizerOrgName != "Beta Energie" {
+		if err != nil || got.Name != "Renamed" || got.OptimizerOrgName == nil || *got.OptimizerOrgName != "Beta Energie" ||
+			got.Adapter != assets.AdapterSimulator || got.AdapterTopicPrefix != "moved/bess" {
 			t.Fatalf("update: %+v, %v", got, err)
 		}
 		read, _ := s.Get(ctx, assetAcme, "bess")

@@ -12,6 +12,7 @@ import (
 
 	"atcp/internal/assets"
 	"atcp/internal/auth"
+	"atcp/internal/errs"
 	"atcp/internal/httpapi"
 )
 
@@ -63,6 +64,8 @@ type Asset struct {
 	ProductionCritical      bool                     `json:"production_critical" readOnly:"true" doc:"Live and enabled for at least one market (response only)."`
 	IsVirtual               bool                     `json:"is_virtual" readOnly:"true" doc:"True for virtual assets of a segmentation (response only)."`
 	ParentAssetID           *string                  `json:"parent_asset_id" readOnly:"true" doc:"Physical asset of a virtual asset (response only)."`
+	Adapter                 adapterName              `json:"adapter" doc:"How the platform steers the asset: simulator (the built-in battery simulator) or mqtt (an edge gateway on the operator's MQTT broker). A virtual asset has its parent's." example:"simulator"`
+	AdapterTopicPrefix      string                   `json:"adapter_topic_prefix" doc:"MQTT topic prefix of the asset's gateway (<prefix>/command, <prefix>/measurements, <prefix>/status); atcp/<asset_id> unless set. A virtual asset has its parent's." example:"atcp/demo-bess"`
 	CreatedAt               time.Time                `json:"created_at" readOnly:"true"`
 	UpdatedAt               time.Time                `json:"updated_at" readOnly:"true"`
 }
@@ -71,7 +74,7 @@ type Asset struct {
 func (Asset) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
 	for _, p := range s.Properties {
 		if p.Nullable && len(p.Enum) > 0 {
-			assets.NullableSchema(p)
+			nullableSchema(p)
 		}
 	}
 	return s
@@ -97,6 +100,7 @@ func toAsset(a assets.Asset) Asset {
 		OperationalStatusReason: a.OperationalStatusReason, MaintenanceUntil: a.MaintenanceUntil,
 		ProductionCritical: a.ProductionCritical(), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 		IsVirtual: a.IsVirtual(), ParentAssetID: a.ParentAssetID,
+		Adapter: adapterName(a.Adapter), AdapterTopicPrefix: a.AdapterTopicPrefix,
 	}
 }
 
@@ -119,18 +123,18 @@ type AssetCreateRequest struct {
 	AssetType assets.AssetType `json:"asset_type"`
 	Location  string           `json:"location" minLength:"1" maxLength:"200"`
 	// The owning organisation is required under one of its two spellings,
-	// so neither is required by the schema; Update.Create reports it
-	// missing at body.organisation_id.
-	OrganisationID assets.Optional[string] `json:"organisation_id,omitzero" minLength:"1" maxLength:"64" doc:"The owning organisation (required, or its alias organization_id); callers other than platform administrators may name only their own."`
-	OrganizationID assets.Optional[string] `json:"organization_id,omitzero" minLength:"1" maxLength:"64" doc:"Alias of organisation_id (the spelling of every other resource): send either; both with different values is 422."`
-	assets.Update
+	// so neither is required by the schema; assets.Update.Create reports
+	// it missing at body.organisation_id.
+	OrganisationID Optional[string] `json:"organisation_id,omitzero" minLength:"1" maxLength:"64" doc:"The owning organisation (required, or its alias organization_id); callers other than platform administrators may name only their own."`
+	OrganizationID Optional[string] `json:"organization_id,omitzero" minLength:"1" maxLength:"64" doc:"Alias of organisation_id (the spelling of every other resource): send either; both with different values is 422."`
+	Update
 	ResponseOnly
 }
 
 // AssetUpdateRequest is the body of PUT /v1/assets/{asset_id}: only the
 // fields present change.
 type AssetUpdateRequest struct {
-	assets.Update
+	Update
 	ResponseOnly
 }
 
@@ -161,6 +165,7 @@ type updateInput struct {
 
 // Register adds the asset endpoints to s.
 func Register(s *httpapi.Server, svc *assets.Service) {
+	registerEnums(s.API.OpenAPI().Components.Schemas)
 	tags := []string{s.Tag("Assets", "Battery storage assets: registration, technical parameters, market participation and deletion.")}
 
 	httpapi.Register(s, huma.Operation{
@@ -190,12 +195,13 @@ func Register(s *httpapi.Server, svc *assets.Service) {
 			"403 organisation_not_permitted when naming another organisation; 422 when organisation_id or optimizer_org_id is not registered.",
 		Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.AssetWrite), func(ctx context.Context, in *createInput) (*createOutput, error) {
-		u := in.Body.Update
-		u.AssetID, u.OrganisationID, u.OrganizationID = assets.Some(in.Body.AssetID), in.Body.OrganisationID, in.Body.OrganizationID
+		u := in.Body.Update.update()
+		u.AssetID = assets.Some(in.Body.AssetID)
+		u.OrganisationID, u.OrganizationID = assets.Optional[string](in.Body.OrganisationID), assets.Optional[string](in.Body.OrganizationID)
 		u.AssetName, u.AssetType, u.Location = assets.Some(in.Body.AssetName), assets.Some(in.Body.AssetType), assets.Some(in.Body.Location)
 		a, err := svc.Create(ctx, httpapi.Principal(ctx).Visibility(), u)
 		if err != nil {
-			return nil, err
+			return nil, errs.Within("body.", err)
 		}
 		return &createOutput{Location: "/v1/assets/" + url.PathEscape(a.ID), Body: toAsset(a)}, nil
 	})
@@ -225,9 +231,9 @@ func Register(s *httpapi.Server, svc *assets.Service) {
 			"409 virtual_asset for a virtual asset id: change the parent's segmentation instead.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.AssetWrite), func(ctx context.Context, in *updateInput) (*assetOutput, error) {
-		a, err := svc.Update(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.Body.Update)
+		a, err := svc.Update(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.Body.Update.update())
 		if err != nil {
-			return nil, err
+			return nil, errs.Within("body.", err)
 		}
 		return &assetOutput{Body: toAsset(a)}, nil
 	})

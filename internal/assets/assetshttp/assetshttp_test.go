@@ -146,6 +146,7 @@ func TestCreateAppliesDefaultsAndReadsBack(t *testing.T) {
 			"grid_import_zero": nil, "grid_import_allowed": nil, "bess_control_enabled": nil, "pv_control_enabled": nil,
 			"asset_integration_type": nil, "asset_operational_status": "onboarding", "operational_status_reason": nil,
 			"maintenance_until": nil, "production_critical": false, "is_virtual": false, "parent_asset_id": nil,
+			"adapter": "simulator", "adapter_topic_prefix": "atcp/bess-1",
 			"created_at": now, "updated_at": now,
 		}
 		if !reflect.DeepEqual(got, want) {
@@ -597,6 +598,79 @@ func TestDeleteGuardFailureIsNotADeletion(t *testing.T) {
 	})
 }
 
+// TestAdapterFields: adapter and adapter_topic_prefix default to the
+// simulator under atcp/<asset_id>, are writable on create and update, and
+// come back on every read.
+func TestAdapterFields(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		got := e.create(t, e.acme, with(minimal("bess-mqtt", "acme"), "adapter", "mqtt", "adapter_topic_prefix", "site-7/bess/ü"))
+		if got["adapter"] != "mqtt" || got["adapter_topic_prefix"] != "site-7/bess/ü" {
+			t.Fatalf("created %v", got)
+		}
+		// A prefix of the longest allowed length.
+		long := strings.Repeat("a", assets.MaxTopicPrefixLength)
+		e.create(t, e.acme, with(minimal("bess-long", "acme"), "adapter_topic_prefix", long))
+
+		def := e.create(t, e.acme, minimal("bess-sim", "acme"))
+		if def["adapter"] != "simulator" || def["adapter_topic_prefix"] != "atcp/bess-sim" {
+			t.Fatalf("defaults %v", def)
+		}
+		e.h.Clock.Advance(time.Minute)
+		put := e.h.Do("PUT", "/v1/assets/bess-sim", e.acme, map[string]any{"adapter": "mqtt"}).Expect(t, 200, "").Map(t)
+		if put["adapter"] != "mqtt" || put["adapter_topic_prefix"] != "atcp/bess-sim" || put["updated_at"] == def["updated_at"] {
+			t.Fatalf("adapter changed: %v", put)
+		}
+		put = e.h.Do("PUT", "/v1/assets/bess-sim", e.acme, map[string]any{"adapter_topic_prefix": "plant/north"}).Expect(t, 200, "").Map(t)
+		if put["adapter"] != "mqtt" || put["adapter_topic_prefix"] != "plant/north" {
+			t.Fatalf("prefix changed: %v", put)
+		}
+		if read := e.h.Do("GET", "/v1/assets/bess-sim", e.acmeRO, nil).Expect(t, 200, "").Map(t); !reflect.DeepEqual(read, put) {
+			t.Fatalf("read back\n%v\nwant\n%v", read, put)
+		}
+		var list struct{ Assets []map[string]any }
+		e.h.Do("GET", "/v1/assets", e.acme, nil).Expect(t, 200, "").JSON(t, &list)
+		for _, a := range list.Assets {
+			if a["adapter"] == nil || a["adapter_topic_prefix"] == nil {
+				t.Fatalf("listed without adapter fields: %v", a)
+			}
+		}
+
+		for _, c := range []struct {
+			name  string
+			field string
+			value any
+		}{
+			{"unknown adapter", "adapter", "iec104"},
+			{"adapter in upper case", "adapter", "MQTT"},
+			{"null adapter", "adapter", nil},
+			{"adapter not a string", "adapter", 1},
+			{"empty prefix", "adapter_topic_prefix", ""},
+			{"null prefix", "adapter_topic_prefix", nil},
+			{"prefix too long", "adapter_topic_prefix", long + "b"},
+			{"prefix too long in bytes", "adapter_topic_prefix", strings.Repeat("ü", 101)},
+			{"prefix with NUL", "adapter_topic_prefix", "site\x00a"},
+			{"prefix with a control character", "adapter_topic_prefix", "site\na"},
+			{"single-level wildcard", "adapter_topic_prefix", "site/+/bess"},
+			{"multi-level wildcard", "adapter_topic_prefix", "site/#"},
+			{"broker topic", "adapter_topic_prefix", "$SYS/bess"},
+			{"leading slash", "adapter_topic_prefix", "/site/bess"},
+			{"trailing slash", "adapter_topic_prefix", "site/bess/"},
+			{"only a slash", "adapter_topic_prefix", "/"},
+			{"empty level", "adapter_topic_prefix", "site//bess"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				expectInvalid(t, e.h.Do("POST", "/v1/assets", e.acme, with(minimal("bess-bad", "acme"), c.field, c.value)), "body."+c.field)
+				expectInvalid(t, e.h.Do("PUT", "/v1/assets/bess-sim", e.acme, map[string]any{c.field: c.value}), "body."+c.field)
+			})
+		}
+		e.h.Do("GET", "/v1/assets/bess-bad", e.acme, nil).Expect(t, 404, "")
+		if after := e.h.Do("GET", "/v1/assets/bess-sim", e.acme, nil).Map(t); !reflect.DeepEqual(after, put) {
+			t.Fatalf("refused updates changed the asset\n%v\nwas\n%v", after, put)
+		}
+	})
+}
+
 func TestOpenAPISchema(t *testing.T) {
 	e := setup(t, testkit.OpenSQLite(t))
 	doc := e.h.Do("GET", "/openapi.json", "", nil).Expect(t, 200, "").Map(t)
@@ -649,6 +723,15 @@ func TestOpenAPISchema(t *testing.T) {
 	}
 	if typeOf(asset["asset_type"]) != "string" || typeOf(asset["tso_connected"]) != "boolean" {
 		t.Fatal("response fields with values must not be nullable")
+	}
+	for _, name := range []string{"Asset", "AssetCreateRequest", "AssetUpdateRequest"} {
+		adapter, prefix := props(name)["adapter"].(map[string]any), props(name)["adapter_topic_prefix"].(map[string]any)
+		if !reflect.DeepEqual(adapter["enum"], []any{"simulator", "mqtt"}) || adapter["description"] == nil || adapter["examples"] == nil {
+			t.Fatalf("%s.adapter %v", name, adapter)
+		}
+		if typeOf(prefix) != "string" || prefix["description"] == nil || prefix["examples"] == nil {
+			t.Fatalf("%s.adapter_topic_prefix %v", name, prefix)
+		}
 	}
 	paths := doc["paths"].(map[string]any)
 	for path, methods := range map[string][]string{"/v1/assets": {"get", "post"}, "/v1/assets/{asset_id}": {"get", "put", "delete"}} {

@@ -5,7 +5,8 @@ package assetshttp
 
 const (
 	exampleCreate = `{"asset_id":"bess-cottbus-2","asset_name":"Cottbus 2","asset_type":"standalone","location":"Cottbus",
-		"organisation_id":"demo","usable_power_capacity_mw":20,"usable_energy_capacity_mwh":40,"tso":"50HZ"}`
+		"organisation_id":"demo","usable_power_capacity_mw":20,"usable_energy_capacity_mwh":40,"tso":"50HZ",
+		"adapter":"mqtt","adapter_topic_prefix":"site-7/bess-cottbus-2"}`
 
 	exampleCreated = `{"asset_id":"bess-cottbus-2","asset_name":"Cottbus 2","asset_type":"standalone","description":null,
 		"location":"Cottbus","organisation_id":"demo","optimizer_org_id":null,"optimizer_org_name":null,
@@ -19,6 +20,7 @@ const (
 		"grid_import_allowed":null,"bess_control_enabled":null,"pv_control_enabled":null,
 		"asset_integration_type":null,"asset_operational_status":"onboarding","operational_status_reason":null,
 		"maintenance_until":null,"production_critical":false,"is_virtual":false,"parent_asset_id":null,
+		"adapter":"mqtt","adapter_topic_prefix":"site-7/bess-cottbus-2",
 		"created_at":"2026-02-01T06:00:17Z","updated_at":"2026-02-01T06:00:17Z"}`
 
 	exampleUpdate = `{"afrr_prequalified_capacity_neg_mw":15,"description":null}`
@@ -35,6 +37,7 @@ const (
 		"grid_import_allowed":null,"bess_control_enabled":null,"pv_control_enabled":null,
 		"asset_integration_type":null,"asset_operational_status":"onboarding","operational_status_reason":null,
 		"maintenance_until":null,"production_critical":false,"is_virtual":false,"parent_asset_id":null,
+		"adapter":"mqtt","adapter_topic_prefix":"site-7/bess-cottbus-2",
 		"created_at":"2026-02-01T06:00:17Z","updated_at":"2026-02-01T06:05:40Z"}`
 
 	exampleAsset = `{"asset_id":"demo-bess","asset_name":"Demo BESS","asset_type":"standalone",
@@ -50,6 +53,7 @@ const (
 		"grid_import_allowed":null,"bess_control_enabled":null,"pv_control_enabled":null,
 		"asset_integration_type":"full_control","asset_operational_status":"live","operational_status_reason":null,
 		"maintenance_until":null,"production_critical":true,"is_virtual":false,"parent_asset_id":null,
+		"adapter":"simulator","adapter_topic_prefix":"atcp/demo-bess",
 		"created_at":"2026-02-01T06:00:00Z","updated_at":"2026-02-01T06:00:00Z"}`
 
 	exampleList = `{"assets":[` + exampleAsset + `]}`

@@ -14,6 +14,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
+
+	"atcp/internal/assets"
+	"atcp/internal/auth"
 )
 
 // TestSigningKeyMigrationKeepsTheKey: the key of a database made before
@@ -169,6 +172,70 @@ func TestBidSourceMigration(t *testing.T) {
 	var src string
 	if err := db.pool.QueryRow(ctx, `SELECT price_source FROM bids WHERE bid_id = $1`, ids["feb3"]).Scan(&src); err != nil || src != "published" {
 		t.Fatalf("after down: %q %v", src, err)
+	}
+}
+
+// TestAssetAdapterMigration: assets registered before migration 00017
+// keep the simulator and get the default topic prefix atcp/<asset_id>;
+// neither column keeps a default, and the migration goes down and up again
+// with the assets kept.
+func TestAssetAdapterMigration(t *testing.T) {
+	db, p := unmigrated(t)
+	if db == nil {
+		return
+	}
+	ctx := context.Background()
+	if _, err := p.UpTo(ctx, 16); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.pool.Exec(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ('acme', 'Acme', now())`); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"bess-1", "old.bess_2"} {
+		if _, err := db.pool.Exec(ctx, `INSERT INTO assets (asset_id, organization_id, asset_name, asset_type, location,
+			afrr_prequalified_capacity_pos_mw, afrr_prequalified_capacity_neg_mw, fcr_prequalified_capacity_mw,
+			disable_pq_capacity_check, strict_validation, tso_connected, fcr_enabled, afrr_enabled, wholesale_enabled,
+			control_enabled, pv_active, asset_operational_status, created_at, updated_at)
+			VALUES ($1, 'acme', 'Battery', 'standalone', 'Kiel', 0, 0, 0, false, false, true, false, false, false, false, false,
+			'onboarding', now(), now())`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func() {
+		t.Helper()
+		for _, id := range []string{"bess-1", "old.bess_2"} {
+			a, err := db.Assets().Get(ctx, auth.Visibility{All: true}, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Adapter != assets.AdapterSimulator || a.AdapterTopicPrefix != "atcp/"+id {
+				t.Fatalf("%s: adapter %q, prefix %q", id, a.Adapter, a.AdapterTopicPrefix)
+			}
+		}
+	}
+	if _, err := p.UpTo(ctx, 17); err != nil {
+		t.Fatal(err)
+	}
+	check()
+	var defaults int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema()
+		AND table_name = 'assets' AND column_name IN ('adapter', 'adapter_topic_prefix') AND column_default IS NULL AND is_nullable = 'NO'`).
+		Scan(&defaults); err != nil || defaults != 2 {
+		t.Fatalf("columns without default and NOT NULL: %d, %v", defaults, err)
+	}
+	if _, err := p.DownTo(ctx, 16); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM assets`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("after down: %d assets, %v", n, err)
+	}
+	if _, err := p.UpTo(ctx, 17); err != nil {
+		t.Fatal(err)
+	}
+	check()
+	if _, err := db.pool.Exec(ctx, `UPDATE assets SET adapter = 'iec104'`); err == nil {
+		t.Fatal("an unknown adapter was stored")
 	}
 }
 

@@ -124,7 +124,7 @@ func optimizerName(ctx context.Context, tx *sql.Tx, a *assets.Asset, v *errs.Val
 	case err != nil:
 		return err
 	case !ok:
-		v.Add("body.optimizer_org_id", "is not a registered organisation", *a.OptimizerOrgID)
+		v.Add("optimizer_org_id", "is not a registered organisation", *a.OptimizerOrgID)
 	default:
 		a.OptimizerOrgName = &name
 	}
@@ -139,7 +139,7 @@ func (s *assetStore) Create(ctx context.Context, a assets.Asset) (assets.Asset, 
 			return err
 		}
 		if !known {
-			v.Add("body.organisation_id", "is not a registered organisation", a.OrganizationID)
+			v.Add("organisation_id", "is not a registered organisation", a.OrganizationID)
 		}
 		if err := optimizerName(ctx, tx, &a, &v); err != nil {
 			return err

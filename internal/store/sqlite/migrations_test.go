@@ -9,6 +9,8 @@ import (
 
 	"github.com/pressly/goose/v3"
 
+	"atcp/internal/assets"
+	"atcp/internal/auth"
 	"atcp/internal/store/sqlutil"
 )
 
@@ -96,6 +98,57 @@ func TestBidSourceMigration(t *testing.T) {
 	var src string
 	if err := db.w.QueryRowContext(ctx, `SELECT price_source FROM bids WHERE bid_id = 'feb3'`).Scan(&src); err != nil || src != "published" {
 		t.Fatalf("after down: %q %v", src, err)
+	}
+}
+
+// TestAssetAdapterMigration: assets registered before migration 00017
+// keep the simulator and get the default topic prefix atcp/<asset_id>; the
+// migration goes down and up again with the assets kept.
+func TestAssetAdapterMigration(t *testing.T) {
+	ctx := context.Background()
+	db, p := migratedUpTo(t, 16)
+	if _, err := db.w.ExecContext(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ('acme', 'Acme', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"bess-1", "old.bess_2"} {
+		if _, err := db.w.ExecContext(ctx, `INSERT INTO assets (asset_id, organization_id, asset_name, asset_type, location,
+			afrr_prequalified_capacity_pos_mw, afrr_prequalified_capacity_neg_mw, fcr_prequalified_capacity_mw,
+			disable_pq_capacity_check, strict_validation, tso_connected, fcr_enabled, afrr_enabled, wholesale_enabled,
+			control_enabled, pv_active, asset_operational_status, created_at, updated_at)
+			VALUES (?, 'acme', 'Battery', 'standalone', 'Kiel', 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 'onboarding', 0, 0)`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func() {
+		t.Helper()
+		for _, id := range []string{"bess-1", "old.bess_2"} {
+			a, err := db.Assets().Get(ctx, auth.Visibility{All: true}, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Adapter != assets.AdapterSimulator || a.AdapterTopicPrefix != "atcp/"+id {
+				t.Fatalf("%s: adapter %q, prefix %q", id, a.Adapter, a.AdapterTopicPrefix)
+			}
+		}
+	}
+	if _, err := p.UpTo(ctx, 17); err != nil {
+		t.Fatal(err)
+	}
+	check()
+	if _, err := p.DownTo(ctx, 16); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM assets`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("after down: %d assets, %v", n, err)
+	}
+	if _, err := p.UpTo(ctx, 17); err != nil {
+		t.Fatal(err)
+	}
+	check()
+	// The enumeration is enforced by the schema as well.
+	if _, err := db.w.ExecContext(ctx, `UPDATE assets SET adapter = 'iec104'`); err == nil {
+		t.Fatal("an unknown adapter was stored")
 	}
 }
 

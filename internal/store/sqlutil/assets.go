@@ -13,7 +13,8 @@ var AssetMutable = []string{
 	"disable_pq_capacity_check", "strict_validation", "tso_connected", "fcr_enabled", "afrr_enabled",
 	"wholesale_enabled", "control_enabled", "pv_active",
 	"grid_connection_power_mw", "bess_priority", "grid_import_allowed", "bess_control_enabled", "pv_control_enabled",
-	"asset_integration_type", "asset_operational_status", "operational_status_reason", "maintenance_until", "updated_at",
+	"asset_integration_type", "asset_operational_status", "operational_status_reason", "maintenance_until",
+	"adapter", "adapter_topic_prefix", "updated_at",
 }
 
 // AssetValues returns the values of the AssetMutable columns; the backend
@@ -29,7 +30,7 @@ func AssetValues(a assets.Asset, maintenanceUntil, updatedAt any) []any {
 		a.WholesaleEnabled, a.ControlEnabled, a.PVActive,
 		a.GridConnectionPowerMW, a.BESSPriority, a.GridImportAllowed, a.BESSControlEnabled, a.PVControlEnabled,
 		(*string)(a.IntegrationType), string(a.OperationalStatus), a.OperationalStatusReason,
-		maintenanceUntil, updatedAt,
+		maintenanceUntil, a.Adapter, a.AdapterTopicPrefix, updatedAt,
 	}
 }
 
@@ -54,7 +55,8 @@ func (r *AssetRow) Targets(a *assets.Asset, createdAt, maintenanceUntil, updated
 		&a.DisablePQCapacityCheck, &a.StrictValidation, &a.TSOConnected, &a.FCREnabled, &a.AFRREnabled,
 		&a.WholesaleEnabled, &a.ControlEnabled, &a.PVActive,
 		&a.GridConnectionPowerMW, &a.BESSPriority, &a.GridImportAllowed, &a.BESSControlEnabled, &a.PVControlEnabled,
-		&r.integration, &r.status, &a.OperationalStatusReason, maintenanceUntil, updatedAt,
+		&r.integration, &r.status, &a.OperationalStatusReason, maintenanceUntil,
+		&a.Adapter, &a.AdapterTopicPrefix, updatedAt,
 		&a.OptimizerOrgName}
 }
 

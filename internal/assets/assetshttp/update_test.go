@@ -1,4 +1,4 @@
-package assets
+package assetshttp
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"atcp/internal/assets"
 	"atcp/internal/errs"
 )
 
@@ -16,13 +17,52 @@ var (
 	later   = time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
 )
 
-func decodeUpdate(t *testing.T, body string) Update {
+func ptr[T any](v T) *T { return &v }
+
+// validAsset is a fully populated asset that passes validation.
+func validAsset() assets.Asset {
+	a := assets.NewAsset("bess-1", "acme", "Battery one", "Leipzig", assets.Standalone)
+	a.Description = ptr("20 MWh lithium-ion")
+	a.OptimizerOrgID = ptr("optico")
+	a.ChargeEfficiency, a.DischargeEfficiency = ptr(0.95), ptr(1.0)
+	a.Country, a.TSO = ptr("DE"), ptr(assets.TSO50Hertz)
+	a.MaxPosRampRateMWPerSec, a.MinNegRampRateMWPerSec = ptr(1.5), ptr(1.5)
+	a.UsableEnergyCapacityMWh, a.UsablePowerCapacityMW = ptr(20.0), ptr(10.0)
+	a.AFRRPrequalifiedPosMW, a.AFRRPrequalifiedNegMW, a.FCRPrequalifiedMW = 10, 8, 5
+	a.TSOPoolID, a.IOAMiddle = ptr(int64(7)), ptr(255)
+	a.Latitude, a.Longitude = ptr(51.34), ptr(12.37)
+	a.GridConnectionPowerMW = ptr(12.0)
+	a.IntegrationType = ptr(assets.FullControl)
+	a.MaintenanceUntil = ptr(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
+	return a
+}
+
+// locations returns the field locations a validation error names.
+func locations(t *testing.T, err error) []string {
 	t.Helper()
-	var u Update
-	if err := json.Unmarshal([]byte(body), &u); err != nil {
+	if err == nil {
+		return nil
+	}
+	var e *errs.Error
+	if !errors.As(err, &e) || e.Kind != errs.Invalid {
+		t.Fatalf("want a 422 domain error, got %v", err)
+	}
+	out := []string{}
+	for _, f := range e.Fields {
+		out = append(out, f.Location)
+	}
+	return out
+}
+
+// decodeUpdate decodes a request body into the domain's update, as the
+// handlers do.
+func decodeUpdate(t *testing.T, body string) assets.Update {
+	t.Helper()
+	var w Update
+	if err := json.Unmarshal([]byte(body), &w); err != nil {
 		t.Fatalf("decode %s: %v", body, err)
 	}
-	return u
+	return w.update()
 }
 
 func TestOptionalAndNullableDecoding(t *testing.T) {
@@ -49,7 +89,7 @@ func TestOptionalAndNullableDecoding(t *testing.T) {
 }
 
 func TestApply(t *testing.T) {
-	base := func() Asset {
+	base := func() assets.Asset {
 		a := validAsset()
 		a.CreatedAt, a.UpdatedAt = created, created
 		a.OptimizerOrgName = ptr("Optico GmbH")
@@ -57,80 +97,90 @@ func TestApply(t *testing.T) {
 	}
 	cases := []struct {
 		name  string
-		start func(a *Asset) // adjusts the stored asset; nil keeps base
+		start func(a *assets.Asset) // adjusts the stored asset; nil keeps base
 		body  string
-		want  func(a *Asset) // expected changes; nil with no errors means unchanged
-		errs  []string       // offending locations
+		want  func(a *assets.Asset) // expected changes; nil with no errors means unchanged
+		errs  []string              // offending locations
 	}{
 		{name: "empty body changes nothing", body: `{}`},
 		{name: "same values change nothing", body: `{"asset_name": "Battery one", "asset_id": "bess-1", "organisation_id": "acme"}`},
-		{name: "one field", body: `{"asset_name": "Renamed"}`, want: func(a *Asset) { a.Name = "Renamed" }},
+		{name: "one field", body: `{"asset_name": "Renamed"}`, want: func(a *assets.Asset) { a.Name = "Renamed" }},
 		{name: "several fields", body: `{"location": "Halle", "fcr_enabled": true, "tso": "TNNT", "ioa_middle": 3}`,
-			want: func(a *Asset) { a.Location, a.FCREnabled, a.TSO, a.IOAMiddle = "Halle", true, ptr(TSOTenneT), ptr(3) }},
+			want: func(a *assets.Asset) {
+				a.Location, a.FCREnabled, a.TSO, a.IOAMiddle = "Halle", true, ptr(assets.TSOTenneT), ptr(3)
+			}},
 		{name: "null clears nullable fields", body: `{"description": null, "optimizer_org_id": null, "latitude": null, "longitude": null,
 			"usable_power_capacity_mw": null, "maintenance_until": null, "asset_integration_type": null, "tso_pool_id": null}`,
-			want: func(a *Asset) {
+			want: func(a *assets.Asset) {
 				a.Description, a.OptimizerOrgID, a.OptimizerOrgName, a.Latitude, a.Longitude = nil, nil, nil, nil, nil
 				a.UsablePowerCapacityMW, a.MaintenanceUntil, a.IntegrationType, a.TSOPoolID = nil, nil, nil, nil
 			}},
 		{name: "null on non-nullable fields", body: `{"asset_name": null, "asset_type": null, "location": null, "tso_connected": null,
 			"fcr_prequalified_capacity_mw": null, "asset_operational_status": null, "strict_validation": null}`,
-			errs: []string{"body.asset_name", "body.asset_type", "body.location", "body.fcr_prequalified_capacity_mw",
-				"body.strict_validation", "body.tso_connected", "body.asset_operational_status"}},
-		{name: "asset_id differs", body: `{"asset_id": "other"}`, errs: []string{"body.asset_id"}},
-		{name: "asset_id null", body: `{"asset_id": null}`, errs: []string{"body.asset_id"}},
-		{name: "organisation_id differs", body: `{"organisation_id": "beta"}`, errs: []string{"body.organisation_id"}},
-		{name: "organisation_id null", body: `{"organisation_id": null}`, errs: []string{"body.organisation_id"}},
+			errs: []string{"asset_name", "asset_type", "location", "fcr_prequalified_capacity_mw",
+				"strict_validation", "tso_connected", "asset_operational_status"}},
+		{name: "asset_id differs", body: `{"asset_id": "other"}`, errs: []string{"asset_id"}},
+		{name: "asset_id null", body: `{"asset_id": null}`, errs: []string{"asset_id"}},
+		{name: "organisation_id differs", body: `{"organisation_id": "beta"}`, errs: []string{"organisation_id"}},
+		{name: "organisation_id null", body: `{"organisation_id": null}`, errs: []string{"organisation_id"}},
 		{name: "organization_id alias unchanged", body: `{"organization_id": "acme"}`},
 		{name: "both spellings unchanged", body: `{"organization_id": "acme", "organisation_id": "acme"}`},
-		{name: "organization_id alias differs", body: `{"organization_id": "beta"}`, errs: []string{"body.organization_id"}},
-		{name: "the two spellings differ", body: `{"organisation_id": "acme", "organization_id": "beta"}`, errs: []string{"body.organization_id"}},
-		{name: "null against a value", body: `{"organisation_id": "acme", "organization_id": null}`, errs: []string{"body.organization_id"}},
+		{name: "organization_id alias differs", body: `{"organization_id": "beta"}`, errs: []string{"organization_id"}},
+		{name: "the two spellings differ", body: `{"organisation_id": "acme", "organization_id": "beta"}`, errs: []string{"organization_id"}},
+		{name: "null against a value", body: `{"organisation_id": "acme", "organization_id": null}`, errs: []string{"organization_id"}},
 		{name: "optimizer changed drops the old name", body: `{"optimizer_org_id": "beta"}`,
-			want: func(a *Asset) { a.OptimizerOrgID, a.OptimizerOrgName = ptr("beta"), nil }},
+			want: func(a *assets.Asset) { a.OptimizerOrgID, a.OptimizerOrgName = ptr("beta"), nil }},
 		{name: "usable power lowered below a prequalified capacity", body: `{"usable_power_capacity_mw": 9}`,
-			errs: []string{"body.afrr_prequalified_capacity_pos_mw"}},
+			errs: []string{"afrr_prequalified_capacity_pos_mw"}},
 		{name: "usable power and prequalified lowered together", body: `{"usable_power_capacity_mw": 4, "afrr_prequalified_capacity_pos_mw": 4,
 			"afrr_prequalified_capacity_neg_mw": 4, "fcr_prequalified_capacity_mw": 0}`,
-			want: func(a *Asset) {
+			want: func(a *assets.Asset) {
 				a.UsablePowerCapacityMW, a.AFRRPrequalifiedPosMW, a.AFRRPrequalifiedNegMW, a.FCRPrequalifiedMW = ptr(4.0), 4, 4, 0
 			}},
-		{name: "prequalified raised above usable power", body: `{"fcr_prequalified_capacity_mw": 10.5}`, errs: []string{"body.fcr_prequalified_capacity_mw"}},
+		{name: "prequalified raised above usable power", body: `{"fcr_prequalified_capacity_mw": 10.5}`, errs: []string{"fcr_prequalified_capacity_mw"}},
 		{name: "clearing usable power lifts the bound", body: `{"usable_power_capacity_mw": null, "fcr_prequalified_capacity_mw": 50}`,
-			want: func(a *Asset) { a.UsablePowerCapacityMW, a.FCRPrequalifiedMW = nil, 50 }},
-		{name: "clearing one coordinate", body: `{"latitude": null}`, errs: []string{"body.latitude"}},
+			want: func(a *assets.Asset) { a.UsablePowerCapacityMW, a.FCRPrequalifiedMW = nil, 50 }},
+		{name: "clearing one coordinate", body: `{"latitude": null}`, errs: []string{"latitude"}},
 		{name: "every error named", body: `{"asset_name": "", "charge_efficiency": 0, "country": "de", "asset_id": "x", "location": null}`,
-			errs: []string{"body.asset_id", "body.location", "body.asset_name", "body.charge_efficiency", "body.country"}},
+			errs: []string{"asset_id", "location", "asset_name", "charge_efficiency", "country"}},
 
-		{name: "grid_import_zero sets the inverse", body: `{"grid_import_zero": true}`, want: func(a *Asset) { a.GridImportAllowed = ptr(false) }},
-		{name: "grid_import_zero false allows", body: `{"grid_import_zero": false}`, want: func(a *Asset) { a.GridImportAllowed = ptr(true) }},
-		{name: "grid_import_zero null clears", start: func(a *Asset) { a.GridImportAllowed = ptr(true) }, body: `{"grid_import_zero": null}`,
-			want: func(a *Asset) { a.GridImportAllowed = nil }},
+		{name: "grid_import_zero sets the inverse", body: `{"grid_import_zero": true}`, want: func(a *assets.Asset) { a.GridImportAllowed = ptr(false) }},
+		{name: "grid_import_zero false allows", body: `{"grid_import_zero": false}`, want: func(a *assets.Asset) { a.GridImportAllowed = ptr(true) }},
+		{name: "grid_import_zero null clears", start: func(a *assets.Asset) { a.GridImportAllowed = ptr(true) }, body: `{"grid_import_zero": null}`,
+			want: func(a *assets.Asset) { a.GridImportAllowed = nil }},
 		{name: "both aliases agreeing", body: `{"grid_import_allowed": false, "grid_import_zero": true}`,
-			want: func(a *Asset) { a.GridImportAllowed = ptr(false) }},
-		{name: "both aliases null", start: func(a *Asset) { a.GridImportAllowed = ptr(true) }, body: `{"grid_import_allowed": null, "grid_import_zero": null}`,
-			want: func(a *Asset) { a.GridImportAllowed = nil }},
-		{name: "aliases contradicting", body: `{"grid_import_allowed": true, "grid_import_zero": true}`, errs: []string{"body.grid_import_zero"}},
-		{name: "aliases contradicting on null", body: `{"grid_import_allowed": null, "grid_import_zero": false}`, errs: []string{"body.grid_import_zero"}},
+			want: func(a *assets.Asset) { a.GridImportAllowed = ptr(false) }},
+		{name: "both aliases null", start: func(a *assets.Asset) { a.GridImportAllowed = ptr(true) }, body: `{"grid_import_allowed": null, "grid_import_zero": null}`,
+			want: func(a *assets.Asset) { a.GridImportAllowed = nil }},
+		{name: "aliases contradicting", body: `{"grid_import_allowed": true, "grid_import_zero": true}`, errs: []string{"grid_import_zero"}},
+		{name: "aliases contradicting on null", body: `{"grid_import_allowed": null, "grid_import_zero": false}`, errs: []string{"grid_import_zero"}},
 
 		{name: "becoming green co-located forbids grid import", body: `{"asset_type": "green_colocation"}`,
-			want: func(a *Asset) { a.Type, a.GridImportAllowed = GreenColocation, ptr(false) }},
-		{name: "green with grid import allowed already set", start: func(a *Asset) { a.GridImportAllowed = ptr(true) },
-			body: `{"asset_type": "green_colocation"}`, errs: []string{"body.grid_import_allowed"}},
-		{name: "green asset asked to import", start: func(a *Asset) { a.Type, a.GridImportAllowed = GreenColocation, ptr(false) },
-			body: `{"grid_import_zero": false}`, errs: []string{"body.grid_import_allowed"}},
-		{name: "green asset cleared stays without import", start: func(a *Asset) { a.Type, a.GridImportAllowed = GreenColocation, ptr(false) },
+			want: func(a *assets.Asset) { a.Type, a.GridImportAllowed = assets.GreenColocation, ptr(false) }},
+		{name: "green with grid import allowed already set", start: func(a *assets.Asset) { a.GridImportAllowed = ptr(true) },
+			body: `{"asset_type": "green_colocation"}`, errs: []string{"grid_import_allowed"}},
+		{name: "green asset asked to import", start: func(a *assets.Asset) { a.Type, a.GridImportAllowed = assets.GreenColocation, ptr(false) },
+			body: `{"grid_import_zero": false}`, errs: []string{"grid_import_allowed"}},
+		{name: "green asset cleared stays without import", start: func(a *assets.Asset) { a.Type, a.GridImportAllowed = assets.GreenColocation, ptr(false) },
 			body: `{"grid_import_allowed": null}`},
 
 		{name: "poc export limit accepted, not kept", body: `{"poc_export_limit_mw": 8}`},
 		{name: "poc export limit null", body: `{"poc_export_limit_mw": null}`},
-		{name: "poc export limit negative", body: `{"poc_export_limit_mw": -1}`, errs: []string{"body.poc_export_limit_mw"}},
+		{name: "poc export limit negative", body: `{"poc_export_limit_mw": -1}`, errs: []string{"poc_export_limit_mw"}},
 
 		{name: "maintenance until normalised", body: `{"maintenance_until": "2026-03-01T02:00:00.1234567+02:00", "asset_operational_status": "maintenance"}`,
-			want: func(a *Asset) {
-				a.MaintenanceUntil, a.OperationalStatus = ptr(time.Date(2026, 3, 1, 0, 0, 0, 123456000, time.UTC)), Maintenance
+			want: func(a *assets.Asset) {
+				a.MaintenanceUntil, a.OperationalStatus = ptr(time.Date(2026, 3, 1, 0, 0, 0, 123456000, time.UTC)), assets.Maintenance
 			}},
 		{name: "same instant in another zone changes nothing", body: `{"maintenance_until": "2026-03-01T01:00:00+01:00"}`},
+
+		{name: "adapter changed keeps the prefix", body: `{"adapter": "mqtt"}`, want: func(a *assets.Asset) { a.Adapter = assets.AdapterMQTT }},
+		{name: "prefix changed", body: `{"adapter_topic_prefix": "site/7"}`, want: func(a *assets.Asset) { a.AdapterTopicPrefix = "site/7" }},
+		{name: "default prefix sent back changes nothing", body: `{"adapter": "simulator", "adapter_topic_prefix": "atcp/bess-1"}`},
+		{name: "unknown adapter", body: `{"adapter": "modbus"}`, errs: []string{"adapter"}},
+		{name: "adapter and prefix null", body: `{"adapter": null, "adapter_topic_prefix": null}`,
+			errs: []string{"adapter", "adapter_topic_prefix"}},
+		{name: "prefix with wildcard", body: `{"adapter_topic_prefix": "site/+"}`, errs: []string{"adapter_topic_prefix"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -169,9 +219,9 @@ func TestCreate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := NewAsset("g1", "acme", "Green", "Husum", GreenColocation)
+	want := assets.NewAsset("g1", "acme", "Green", "Husum", assets.GreenColocation)
 	want.CreatedAt, want.UpdatedAt = later, later
-	if !reflect.DeepEqual(a, want) {
+	if !reflect.DeepEqual(a, want) || a.Adapter != assets.AdapterSimulator || a.AdapterTopicPrefix != "atcp/g1" {
 		t.Fatalf("created\n%+v\nwant\n%+v", a, want)
 	}
 
@@ -181,27 +231,34 @@ func TestCreate(t *testing.T) {
 		errs []string
 	}{
 		{"required fields missing", `{"description": "x"}`,
-			[]string{"body.asset_id", "body.asset_name", "body.asset_type", "body.location", "body.organisation_id"}},
+			[]string{"asset_id", "asset_name", "asset_type", "location", "organisation_id"}},
 		{"required field null", `{"asset_id": null, "asset_name": "n", "asset_type": "standalone", "location": "l", "organisation_id": "acme"}`,
-			[]string{"body.asset_id"}},
+			[]string{"asset_id"}},
 		{"null on a defaulted field", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l", "organisation_id": "acme",
-			"tso_connected": null}`, []string{"body.tso_connected"}},
+			"tso_connected": null}`, []string{"tso_connected"}},
 		{"green asking for grid import", `{"asset_id": "a", "asset_name": "n", "asset_type": "green_colocation", "location": "l",
-			"organisation_id": "acme", "grid_import_allowed": true}`, []string{"body.grid_import_allowed"}},
+			"organisation_id": "acme", "grid_import_allowed": true}`, []string{"grid_import_allowed"}},
 		{"contradicting aliases", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l",
-			"organisation_id": "acme", "grid_import_allowed": true, "grid_import_zero": true}`, []string{"body.grid_import_zero"}},
+			"organisation_id": "acme", "grid_import_allowed": true, "grid_import_zero": true}`, []string{"grid_import_zero"}},
 		{"prequalified above usable", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l",
 			"organisation_id": "acme", "usable_power_capacity_mw": 5, "afrr_prequalified_capacity_neg_mw": 6}`,
-			[]string{"body.afrr_prequalified_capacity_neg_mw"}},
+			[]string{"afrr_prequalified_capacity_neg_mw"}},
 		{"bad id", `{"asset_id": "a:b", "asset_name": "n", "asset_type": "standalone", "location": "l", "organisation_id": "acme"}`,
-			[]string{"body.asset_id"}},
+			[]string{"asset_id"}},
+		// The default prefix of a bad id is not reported: the id is.
+		{"bad id with a wildcard", `{"asset_id": "a+b", "asset_name": "n", "asset_type": "standalone", "location": "l", "organisation_id": "acme"}`,
+			[]string{"asset_id"}},
+		{"adapter and prefix", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l", "organisation_id": "acme",
+			"adapter": "mqtt", "adapter_topic_prefix": "plant/a"}`, nil},
+		{"bad prefix", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l", "organisation_id": "acme",
+			"adapter_topic_prefix": "$share/a"}`, []string{"adapter_topic_prefix"}},
 		{"organization_id alias", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l", "organization_id": "acme"}`, nil},
 		{"organisation under both spellings", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l",
 			"organisation_id": "acme", "organization_id": "acme"}`, nil},
 		{"the two spellings differ", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l",
-			"organisation_id": "acme", "organization_id": "beta"}`, []string{"body.organization_id"}},
+			"organisation_id": "acme", "organization_id": "beta"}`, []string{"organization_id"}},
 		{"alias null", `{"asset_id": "a", "asset_name": "n", "asset_type": "standalone", "location": "l", "organization_id": null}`,
-			[]string{"body.organisation_id"}},
+			[]string{"organisation_id"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package assets
+package assetshttp
 
 import (
 	"encoding/json"
@@ -12,7 +12,8 @@ import (
 )
 
 // FuzzUpdateBody decodes arbitrary bodies as a partial update and applies
-// them to a valid asset: a refusal is a 422 naming body fields that
+// them to a valid asset: a refusal is a 422 naming fields (not request
+// paths: the handlers place them in the body) that
 // leaves the asset as it was; an acceptance yields a valid asset with the
 // same identity, and applying the same body again changes nothing.
 func FuzzUpdateBody(f *testing.F) {
@@ -30,16 +31,19 @@ func FuzzUpdateBody(f *testing.F) {
 		`{"asset_id": "bess-1", "organisation_id": "acme", "optimizer_org_id": "x"}`,
 		`{"poc_export_limit_mw": 1e308, "tso_pool_id": -1}`,
 		`{"asset_name": "\u0000", "location": "   "}`,
+		`{"adapter": "mqtt", "adapter_topic_prefix": "a//b"}`,
+		`{"adapter": null, "adapter_topic_prefix": "$SYS/#"}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	cur := validAsset()
 	cur.CreatedAt, cur.UpdatedAt = created, created
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var u Update
-		if json.Unmarshal(body, &u) != nil {
+		var w Update
+		if json.Unmarshal(body, &w) != nil {
 			return
 		}
+		u := w.update()
 		next, changed, err := u.Apply(cur, later)
 		if err != nil {
 			var e *errs.Error
@@ -47,7 +51,7 @@ func FuzzUpdateBody(f *testing.F) {
 				t.Fatalf("refusal is not a 422 naming fields: %v", err)
 			}
 			for _, fe := range e.Fields {
-				if !strings.HasPrefix(fe.Location, "body.") {
+				if fe.Location == "" || strings.HasPrefix(fe.Location, "body") {
 					t.Fatalf("location %q", fe.Location)
 				}
 			}
