@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"atcp/internal/adapters/mqtt"
 	"atcp/internal/assets"
 	"atcp/internal/assets/assetshttp"
 	"atcp/internal/auth"
@@ -71,6 +72,8 @@ type App struct {
 	State        *assetstate.Service
 	// Control is the control loop; nil when ATCP_SIMULATE is false.
 	Control *control.Loop
+	// mqtt is the MQTT adapter when ATCP_MQTT_URL names a broker.
+	mqtt *mqtt.Adapter
 
 	workers *worker.Runner
 
@@ -260,6 +263,9 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	stopWork()
 	workers.Wait()
+	if cerr := a.closeAdapters(shutdownCtx); cerr != nil && err == nil {
+		err = cerr
+	}
 	if cerr := a.Store.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
@@ -270,6 +276,7 @@ func (a *App) Run(ctx context.Context) error {
 // Close releases the listener and the store without serving; Run closes
 // them itself.
 func (a *App) Close() {
+	a.closeAdapters(context.Background())
 	if a.listener != nil {
 		a.listener.Close()
 	}

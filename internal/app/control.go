@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	"atcp/internal/adapters/mqtt"
 	"atcp/internal/adapters/simulated"
+	"atcp/internal/assets"
 	"atcp/internal/control"
 	"atcp/internal/dispatch"
 	"atcp/internal/markets/replay"
@@ -24,12 +26,26 @@ const simulatorSeed = 20260201
 
 // controlLoop builds the control loop. Its adapters register here, by
 // the name an asset's registration routes it with (docs/adapters.md).
+// Assets of an adapter that is not configured (mqtt without
+// ATCP_MQTT_URL) are registered but not steered; the loop says so once.
 func (a *App) controlLoop(data *replay.Dataset) (*control.Loop, error) {
+	adapters := map[string]control.Adapter{
+		assets.AdapterSimulator: simulated.New(data, simulatorSeed),
+	}
+	if a.Config.MQTTURL != "" {
+		// New does not wait for the broker: the server starts, and the
+		// MQTT assets are unreachable, until it answers.
+		m, err := mqtt.New(context.Background(), mqtt.Options{URL: a.Config.MQTTURL, Username: a.Config.MQTTUsername,
+			Password: a.Config.MQTTPassword, Logger: a.Log, Registerer: a.Server.Registry(), Clock: a.Security})
+		if err != nil {
+			return nil, err
+		}
+		a.mqtt = m
+		adapters[assets.AdapterMQTT] = m
+	}
 	return control.New(control.Options{
-		Assets: a.Assets,
-		Adapters: map[string]control.Adapter{
-			control.SimulatorAdapter: simulated.New(data, simulatorSeed),
-		},
+		Assets:       a.Assets,
+		Adapters:     adapters,
 		Plan:         a.Dispatch,
 		Restrictions: a.Store.Restrictions(),
 		Curtailments: a.Restrictions,
@@ -41,6 +57,16 @@ func (a *App) controlLoop(data *replay.Dataset) (*control.Loop, error) {
 		Logger:       a.Log,
 		Registerer:   a.Server.Registry(),
 	})
+}
+
+// closeAdapters lets go of the brokers the adapters hold.
+func (a *App) closeAdapters(ctx context.Context) error {
+	if a.mqtt == nil {
+		return nil
+	}
+	err := a.mqtt.Close(ctx)
+	a.mqtt = nil
+	return err
 }
 
 // retentionJobs keep the stored state history and the dispatch records

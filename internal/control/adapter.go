@@ -48,12 +48,3 @@ type Activations interface {
 	// energy bid in the quarter-hour starting at period.
 	Activated(ctx context.Context, period time.Time, energy []bids.Bid) ([]float64, error)
 }
-
-// SimulatorAdapter is the name of the built-in simulated adapter, every
-// asset's default.
-const SimulatorAdapter = "simulator"
-
-// adapterName names the adapter that steers a (a variable so that tests
-// can route assets elsewhere until the registry names each asset's
-// adapter).
-var adapterName = func(assets.Asset) string { return SimulatorAdapter }

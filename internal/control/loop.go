@@ -58,7 +58,7 @@ type Awards interface {
 
 // Options configure a Loop. Every field but Logger and Registerer is
 // required; FCRBuffer 0 is dispatch.DefaultFCRBuffer. Adapters are keyed
-// by adapter name (SimulatorAdapter, ...): an asset whose adapter is not
+// by adapter name (assets.AdapterSimulator, ...): an asset whose adapter is not
 // among them is not steered.
 type Options struct {
 	Assets       Fleet
@@ -430,7 +430,7 @@ func (l *Loop) refreshAssets(ctx context.Context, t time.Time) error {
 			continue
 		}
 		seen[a.ID] = true
-		name := adapterName(a)
+		name := a.Adapter
 		u, ok := l.units[a.ID]
 		if ok && u.adapter != name {
 			l.detach(ctx, u)

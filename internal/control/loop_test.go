@@ -83,7 +83,7 @@ func gridCurtailed(g simulator.GridSignals) bool {
 // simulatedOptions are the loop's options with the simulator adapter
 // (seeded with seed) and the replayed activations.
 func simulatedOptions(seed uint64) Options {
-	return Options{Adapters: map[string]Adapter{SimulatorAdapter: simulated.New(replayData, seed)},
+	return Options{Adapters: map[string]Adapter{assets.AdapterSimulator: simulated.New(replayData, seed)},
 		Activations: simulated.NewActivations(replayData)}
 }
 
@@ -722,7 +722,7 @@ func TestNewChecksOptionsAndRegistersMetrics(t *testing.T) {
 	if _, err := New(Options{}); err == nil {
 		t.Fatal("empty options accepted")
 	}
-	if _, err := New(Options{Assets: &fakeFleet{}, Adapters: map[string]Adapter{SimulatorAdapter: nil}, Plan: newFakePlan(),
+	if _, err := New(Options{Assets: &fakeFleet{}, Adapters: map[string]Adapter{assets.AdapterSimulator: nil}, Plan: newFakePlan(),
 		Restrictions: fakeRestrictions{}, Curtailments: fakeCurtailments{}, Bids: fakeBids{}, Activations: noActivations{},
 		Recorder: newFakeRecorder(), Latest: newFakeRecorder()}); err == nil {
 		t.Fatal("nil adapter accepted")

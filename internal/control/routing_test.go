@@ -20,8 +20,19 @@ type routing struct {
 	fleet     *fakeFleet
 	plan      *fakePlan
 	rec       *fakeRecorder
-	route     map[string]string // asset id -> adapter name; simulator when absent
 	logs      bytes.Buffer
+}
+
+// reroute moves an asset to another adapter, as an update of its
+// registration would.
+func (r *routing) reroute(id, adapter string) {
+	r.fleet.mu.Lock()
+	defer r.fleet.mu.Unlock()
+	for i := range r.fleet.list {
+		if r.fleet.list[i].ID == id {
+			r.fleet.list[i].Adapter = adapter
+		}
+	}
 }
 
 // reregister changes bess-1's registration as a later update would.
@@ -65,7 +76,7 @@ func TestAdapterRouting(t *testing.T) {
 		name: "adapter changes",
 		mqtt: true,
 		change: func(_ *testing.T, r *routing) {
-			r.route["bess-2"] = "mqtt"
+			r.reroute("bess-2", assets.AdapterMQTT)
 		},
 		check: func(t *testing.T, r *routing) {
 			if _, detaches := r.sim.calls(); len(detaches) != 1 || detaches[0] != "bess-2" {
@@ -153,25 +164,18 @@ func TestAdapterRouting(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &routing{sim: newFakeAdapter(), mqtt: newFakeAdapter(), fleet: &fakeFleet{}, plan: newFakePlan(),
-				rec: newFakeRecorder(), route: map[string]string{}}
-			for id, name := range tc.route {
-				r.route[id] = name
-			}
+				rec: newFakeRecorder()}
 			for _, id := range []string{"bess-1", "bess-2"} {
 				a := assets.NewAsset(id, "acme", id, "Leipzig", assets.Standalone)
 				a.UsablePowerCapacityMW, a.ControlEnabled, a.UpdatedAt = f(10), true, t0
+				if name, ok := tc.route[id]; ok {
+					a.Adapter = name
+				}
 				r.fleet.list = append(r.fleet.list, a)
 				r.plan.schedule("acme", id, t0.Add(sec(5)), 3)
 				r.plan.schedule("acme", id, t0.Add(sec(25)), 4)
 			}
-			defer func(route func(assets.Asset) string) { adapterName = route }(adapterName)
-			adapterName = func(a assets.Asset) string {
-				if name, ok := r.route[a.ID]; ok {
-					return name
-				}
-				return SimulatorAdapter
-			}
-			adapters := map[string]Adapter{SimulatorAdapter: r.sim}
+			adapters := map[string]Adapter{assets.AdapterSimulator: r.sim}
 			if tc.mqtt {
 				adapters["mqtt"] = r.mqtt
 			}

@@ -171,16 +171,13 @@ func (a *Adapter) Close(ctx context.Context) error {
 	return err
 }
 
-// topicPrefix is the asset's topic prefix.
-func topicPrefix(a assets.Asset) string { return "atcp/" + a.ID }
-
 // Attach starts steering asset a, or applies its changed registration (a
 // new topic prefix, new rated power). The gateway holds the asset's
 // physical state, so last and at are not needed here.
 func (a *Adapter) Attach(ctx context.Context, as assets.Asset, _ *telemetry.Measurements, _ time.Time) error {
-	prefix := topicPrefix(as)
-	if !validPrefix(prefix) {
-		return errs.Invalidf("adapter_topic_prefix", prefix, "must be topic levels separated by /, without wildcards")
+	prefix := as.AdapterTopicPrefix
+	if msg := assets.CheckTopicPrefix(prefix); msg != "" {
+		return errs.Invalidf("adapter_topic_prefix", prefix, "%s", msg)
 	}
 	bounds := BoundsFor(simulator.ConfigFromAsset(as))
 	a.mu.Lock()

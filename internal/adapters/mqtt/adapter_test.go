@@ -13,6 +13,7 @@ import (
 
 	"atcp/internal/assets"
 	"atcp/internal/clock"
+	"atcp/internal/control"
 	"atcp/internal/errs"
 	"atcp/internal/telemetry"
 	"atcp/internal/telemetry/simulator"
@@ -24,8 +25,12 @@ var t0 = time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
 
 func f(v float64) *float64 { return &v }
 
+// The loop's boundary is what this adapter implements.
+var _ control.Adapter = (*Adapter)(nil)
+
 func testAsset(id string) assets.Asset {
-	return assets.Asset{ID: id, UsablePowerCapacityMW: f(10), UsableEnergyCapacityMWh: f(20)}
+	return assets.Asset{ID: id, Adapter: assets.AdapterMQTT, AdapterTopicPrefix: assets.DefaultTopicPrefix(id),
+		UsablePowerCapacityMW: f(10), UsableEnergyCapacityMWh: f(20)}
 }
 
 func bess(mw float64) telemetry.Command {

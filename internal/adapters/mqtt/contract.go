@@ -298,20 +298,6 @@ func ParseMeasurements(payload []byte, b Bounds) (telemetry.Measurements, *Refus
 	return telemetry.MeasurementsFromValues(at.UTC(), values), nil
 }
 
-// validPrefix reports whether p can prefix topics: non-empty levels and no
-// wildcards.
-func validPrefix(p string) bool {
-	if p == "" || strings.ContainsAny(p, "+#\x00") || strings.HasPrefix(p, "$") {
-		return false
-	}
-	for _, level := range strings.Split(p, "/") {
-		if level == "" {
-			return false
-		}
-	}
-	return true
-}
-
 // filterFor is the wildcard subscription that covers prefix p's topics
 // with the given suffix: p's last level becomes +, so every asset under
 // the same parent (atcp/+ by default) shares one subscription.

@@ -168,11 +168,6 @@ func TestBrokerURLAndPrefixes(t *testing.T) {
 			t.Errorf("error quotes the password: %v", err)
 		}
 	}
-	for p, ok := range map[string]bool{"atcp/b1": true, "site": true, "a/b/c": true, "": false, "a//b": false, "/a": false, "a/": false, "a/+": false, "a/#": false, "$SYS/x": false} {
-		if validPrefix(p) != ok {
-			t.Errorf("validPrefix(%q) != %v", p, ok)
-		}
-	}
 	if f := filterFor("atcp/b1", measurementsSuffix); f != "atcp/+/measurements" {
 		t.Error(f)
 	}

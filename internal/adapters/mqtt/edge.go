@@ -110,7 +110,7 @@ func NewEdge(ctx context.Context, o EdgeOptions) (*Edge, error) {
 	e := &Edge{o: o}
 	ctx, e.stop = context.WithCancel(context.WithoutCancel(ctx))
 	for _, c := range o.Batteries {
-		d := &edgeDevice{e: e, cfg: c, prefix: "atcp/" + c.AssetID, sim: simulator.New(o.Seed)}
+		d := &edgeDevice{e: e, cfg: c, prefix: assets.DefaultTopicPrefix(c.AssetID), sim: simulator.New(o.Seed)}
 		d.cm, err = connect(ctx, session{
 			url: u, username: o.Username, password: o.Password, clientID: clientID("atcp-edge-"),
 			keepAlive: edgeKeepAlive,
