@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"math"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"atcp/internal/detrand"
 	"atcp/internal/errs"
 	"atcp/internal/telemetry/chunk"
 )
@@ -145,7 +145,7 @@ func (r *Recorder) append(ctx context.Context, sn Snapshot) error {
 	ts := sn.Measurements.Timestamp.UTC()
 	a := r.assets[sn.AssetID]
 	if a == nil {
-		a = &assetHistory{id: sn.AssetID, phase: int64(hashID(sn.AssetID) % uint64(r.everyMs()))}
+		a = &assetHistory{id: sn.AssetID, phase: int64(detrand.Hash(sn.AssetID) % uint64(r.everyMs()))}
 		a.slot = r.slotOf(a, ts)
 		r.assets[sn.AssetID] = a
 	}
@@ -297,13 +297,6 @@ func (r *Recorder) Flush(ctx context.Context) error {
 // instance's older copy would overwrite its points. The next Record
 // continues each chunk from the store.
 func (r *Recorder) Forget() { r.assets = map[string]*assetHistory{} }
-
-// hashID is FNV-1a, spreading assets over the flush slots.
-func hashID(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
-}
 
 // NewHistoryReader reads history from store's chunks.
 func NewHistoryReader(store Store) HistoryReader { return historyReader{store} }

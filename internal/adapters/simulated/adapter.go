@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"atcp/internal/assets"
+	"atcp/internal/detrand"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/markets/replay"
 	"atcp/internal/telemetry"
@@ -54,7 +55,7 @@ func (a *Adapter) Attach(_ context.Context, asset assets.Asset, last *telemetry.
 		if err := a.sim.Add(cfg, at); err != nil {
 			return err
 		}
-		b = &battery{key: a.seed ^ hashString(asset.ID)}
+		b = &battery{key: a.seed ^ detrand.Hash(asset.ID)}
 	case b.cfg != cfg:
 		if err := a.sim.Update(cfg); err != nil {
 			return err

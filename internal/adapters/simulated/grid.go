@@ -1,10 +1,10 @@
 package simulated
 
 import (
-	"hash/fnv"
 	"math"
 	"time"
 
+	"atcp/internal/detrand"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/markets/replay"
 	"atcp/internal/telemetry/simulator"
@@ -13,24 +13,6 @@ import (
 // The grid model: deterministic signals Advance feeds the simulator.
 // Everything derives from a seed through splitmix64, so equal seeds
 // replay equal days on every instance.
-
-// mix is splitmix64 of key and n.
-func mix(key, n uint64) uint64 {
-	z := key + n*0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-// uniform is a deterministic value in [0, 1) for (key, n).
-func uniform(key, n uint64) float64 { return float64(mix(key, n)>>11) / (1 << 53) }
-
-// hashString is FNV-1a, to give every asset its own draws.
-func hashString(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
-}
 
 // frequencyPersistence is the AR(1) coefficient of the 1 Hz frequency
 // series: the grid frequency drifts over tens of seconds rather than
@@ -57,12 +39,12 @@ func FrequencySeries(data *replay.Dataset, seed uint64, periodStart time.Time) [
 		}
 		return out
 	}
-	key := mix(seed, uint64(periodStart.Unix()))
+	key := detrand.Mix(seed, uint64(periodStart.Unix()))
 	var x, sum, sumSq float64
 	for i := range out {
 		// Box-Muller: a standard normal draw from two uniforms.
-		u1 := math.Max(uniform(key, uint64(2*i)), 1e-300)
-		e := math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*uniform(key, uint64(2*i+1)))
+		u1 := math.Max(detrand.Uniform(key, uint64(2*i)), 1e-300)
+		e := math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*detrand.Uniform(key, uint64(2*i+1)))
 		x = frequencyPersistence*x + math.Sqrt(1-frequencyPersistence*frequencyPersistence)*e
 		out[i] = x
 		sum += x
@@ -90,30 +72,30 @@ const (
 // 120 minutes curtailing export or import by 20-60 %. Draws depend on
 // seed, asset and UTC day only.
 func Curtailment(seed uint64, assetID string, pv bool, t time.Time) simulator.GridSignals {
-	return curtailment(seed^hashString(assetID), pv, t)
+	return curtailment(seed^detrand.Hash(assetID), pv, t)
 }
 
-// curtailment is Curtailment for the asset key seed^hashString(assetID),
+// curtailment is Curtailment for the asset key seed^detrand.Hash(assetID),
 // which Advance keeps per asset rather than hashing every second.
 func curtailment(assetKey uint64, pv bool, t time.Time) simulator.GridSignals {
 	day := t.Unix() / 86400
 	minute := float64(t.Unix()%86400) / 60
-	key := mix(assetKey, uint64(day))
+	key := detrand.Mix(assetKey, uint64(day))
 	var g simulator.GridSignals
-	if pv && uniform(key, 1) < pvCurtailmentShare {
-		from := 600 + math.Floor(uniform(key, 2)*60)
-		to := from + 60 + math.Floor(uniform(key, 3)*120)
+	if pv && detrand.Uniform(key, 1) < pvCurtailmentShare {
+		from := 600 + math.Floor(detrand.Uniform(key, 2)*60)
+		to := from + 60 + math.Floor(detrand.Uniform(key, 3)*120)
 		if minute >= from && minute < to {
-			pct := 30 + 10*math.Floor(uniform(key, 4)*5)
+			pct := 30 + 10*math.Floor(detrand.Uniform(key, 4)*5)
 			g.ExportCurtailmentPct, g.PVExportCurtailmentPct = pct, pct
 		}
 	}
-	if uniform(key, 5) < otherCurtailmentShare {
-		from := math.Floor(uniform(key, 6) * 1440)
-		to := from + 15 + math.Floor(uniform(key, 7)*106)
+	if detrand.Uniform(key, 5) < otherCurtailmentShare {
+		from := math.Floor(detrand.Uniform(key, 6) * 1440)
+		to := from + 15 + math.Floor(detrand.Uniform(key, 7)*106)
 		if minute >= from && minute < to {
-			pct := 20 + 10*math.Floor(uniform(key, 8)*5)
-			if uniform(key, 9) < 0.5 {
+			pct := 20 + 10*math.Floor(detrand.Uniform(key, 8)*5)
+			if detrand.Uniform(key, 9) < 0.5 {
 				g.ImportCurtailmentPct = pct
 			} else {
 				g.ExportCurtailmentPct = math.Max(g.ExportCurtailmentPct, pct)

@@ -7,11 +7,11 @@
 package simulator
 
 import (
-	"hash/fnv"
 	"math"
 	"time"
 
 	"atcp/internal/assets"
+	"atcp/internal/detrand"
 	"atcp/internal/telemetry"
 )
 
@@ -132,7 +132,7 @@ func NewBattery(cfg Config, seed uint64, now time.Time) *Battery {
 		cfg:       cfg,
 		cmd:       telemetry.Command{ControlMode: telemetry.Passive},
 		frequency: nominalFrequencyHz,
-		noiseKey:  seed ^ hashString(cfg.AssetID),
+		noiseKey:  seed ^ detrand.Hash(cfg.AssetID),
 		now:       now,
 		socMWh:    cfg.EnergyCapacityMWh * initialSoCShare,
 	}
@@ -346,7 +346,7 @@ func (b *Battery) updatePV() {
 	solarHours := float64(t.Hour()) + float64(t.Minute())/60 + float64(t.Second())/3600 + b.cfg.LongitudeDeg/15
 	solarHours = math.Mod(solarHours+24, 24)
 	sun := math.Max(0, math.Sin(math.Pi*(solarHours-6)/12))
-	cloud := 1 - 0.3*noise(b.noiseKey, t.Unix()/60)
+	cloud := 1 - 0.3*detrand.Uniform(b.noiseKey, uint64(t.Unix()/60))
 	b.irradiance = clearSkyIrradiance * sun * cloud
 	b.pvCapMW = b.cfg.PVPeakMW * (1 - b.grid.PVExportCurtailmentPct/100)
 	b.pvDCMW = math.Min(b.pvCapMW, b.cfg.PVPeakMW*b.irradiance/clearSkyIrradiance)
@@ -444,8 +444,8 @@ func (b *Battery) Measurements() telemetry.Measurements {
 		DischargeThroughput: b.dischargeMWh,
 		ChargeThroughput:    b.chargeMWh,
 
-		LTESignalDevice1:    math.Round(lteBaseDBm + 10*(noise(b.noiseKey^1, minute)-0.5)),
-		LTESignalDevice2:    math.Round(lteBaseDBm + 10*(noise(b.noiseKey^2, minute)-0.5)),
+		LTESignalDevice1:    math.Round(lteBaseDBm + 10*(detrand.Uniform(b.noiseKey^1, uint64(minute))-0.5)),
+		LTESignalDevice2:    math.Round(lteBaseDBm + 10*(detrand.Uniform(b.noiseKey^2, uint64(minute))-0.5)),
 		LANConnectedDevice1: 1,
 		LANConnectedDevice2: 1,
 	}
@@ -461,19 +461,3 @@ func (b *Battery) Measurements() telemetry.Measurements {
 }
 
 func ptr(v float64) *float64 { return &v }
-
-// noise is a deterministic value in [0, 1) for (key, n): splitmix64.
-func noise(key uint64, n int64) float64 {
-	z := key + uint64(n)*0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	z ^= z >> 31
-	return float64(z>>11) / (1 << 53)
-}
-
-// hashString is FNV-1a, to give every asset its own noise.
-func hashString(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
-}
