@@ -62,7 +62,8 @@ func scanAsset(row pgx.Row) (assets.Asset, error) {
 
 func assetNotFound(id string) error { return errs.NotFoundf("asset %q not found", id) }
 
-func (s assetStore) List(ctx context.Context, v auth.Visibility) ([]assets.Asset, error) {
+func (s assetStore) List(ctx context.Context, v auth.Visibility) (_ []assets.Asset, err error) {
+	defer sqlutil.Wrap(&err, "assets: list")
 	rows, err := s.db.conn(ctx).Query(ctx, assetSelect+visibleAsset+` ORDER BY a.asset_id COLLATE "C"`, v.All, v.OrganizationID)
 	if err != nil {
 		return nil, err
@@ -79,7 +80,8 @@ func (s assetStore) List(ctx context.Context, v auth.Visibility) ([]assets.Asset
 	return list, rows.Err()
 }
 
-func (s assetStore) Get(ctx context.Context, v auth.Visibility, id string) (assets.Asset, error) {
+func (s assetStore) Get(ctx context.Context, v auth.Visibility, id string) (_ assets.Asset, err error) {
+	defer sqlutil.Wrap(&err, "assets: get")
 	a, err := scanAsset(s.db.conn(ctx).QueryRow(ctx, assetSelect+visibleAsset+" AND a.asset_id = $3", v.All, v.OrganizationID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return assets.Asset{}, assetNotFound(id)
@@ -127,8 +129,9 @@ func optimizerName(ctx context.Context, tx pgx.Tx, a *assets.Asset, v *errs.Vali
 	return nil
 }
 
-func (s assetStore) Create(ctx context.Context, a assets.Asset) (assets.Asset, error) {
-	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+func (s assetStore) Create(ctx context.Context, a assets.Asset) (_ assets.Asset, err error) {
+	defer sqlutil.Wrap(&err, "assets: create")
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		var v errs.Validation
 		_, known, err := organizationName(ctx, tx, a.OrganizationID)
 		if err != nil {
@@ -158,9 +161,10 @@ func (s assetStore) Create(ctx context.Context, a assets.Asset) (assets.Asset, e
 	return a, nil
 }
 
-func (s assetStore) Update(ctx context.Context, v auth.Visibility, id string, change func(assets.Asset) (assets.Asset, bool, error)) (assets.Asset, error) {
+func (s assetStore) Update(ctx context.Context, v auth.Visibility, id string, change func(assets.Asset) (assets.Asset, bool, error)) (_ assets.Asset, err error) {
+	defer sqlutil.Wrap(&err, "assets: update")
 	var out assets.Asset
-	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		cur, err := lockAsset(ctx, tx, v, id)
 		if err != nil {
 			return err
@@ -189,7 +193,8 @@ func (s assetStore) Update(ctx context.Context, v auth.Visibility, id string, ch
 	return out, err
 }
 
-func (s assetStore) Delete(ctx context.Context, v auth.Visibility, id string, at time.Time, check func(context.Context, assets.Asset) error) error {
+func (s assetStore) Delete(ctx context.Context, v auth.Visibility, id string, at time.Time, check func(context.Context, assets.Asset) error) (err error) {
+	defer sqlutil.Wrap(&err, "assets: delete")
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		cur, err := lockAsset(ctx, tx, v, id)
 		if err != nil {

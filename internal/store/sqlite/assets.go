@@ -58,7 +58,8 @@ func scanAsset(row assetRow) (assets.Asset, error) {
 
 func assetNotFound(id string) error { return errs.NotFoundf("asset %q not found", id) }
 
-func (s *assetStore) List(ctx context.Context, v auth.Visibility) ([]assets.Asset, error) {
+func (s *assetStore) List(ctx context.Context, v auth.Visibility) (_ []assets.Asset, err error) {
+	defer sqlutil.Wrap(&err, "assets: list")
 	rows, err := s.db.read(ctx).QueryContext(ctx, assetSelect+visibleAsset+" ORDER BY a.asset_id", v.All, v.OrganizationID)
 	if err != nil {
 		return nil, err
@@ -75,7 +76,8 @@ func (s *assetStore) List(ctx context.Context, v auth.Visibility) ([]assets.Asse
 	return list, rows.Err()
 }
 
-func (s *assetStore) Get(ctx context.Context, v auth.Visibility, id string) (assets.Asset, error) {
+func (s *assetStore) Get(ctx context.Context, v auth.Visibility, id string) (_ assets.Asset, err error) {
+	defer sqlutil.Wrap(&err, "assets: get")
 	stmt, err := s.db.stmt(ctx, assetGet)
 	if err != nil {
 		return assets.Asset{}, err
@@ -131,8 +133,9 @@ func optimizerName(ctx context.Context, tx *sql.Tx, a *assets.Asset, v *errs.Val
 	return nil
 }
 
-func (s *assetStore) Create(ctx context.Context, a assets.Asset) (assets.Asset, error) {
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+func (s *assetStore) Create(ctx context.Context, a assets.Asset) (_ assets.Asset, err error) {
+	defer sqlutil.Wrap(&err, "assets: create")
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var v errs.Validation
 		_, known, err := organizationName(ctx, tx, a.OrganizationID)
 		if err != nil {
@@ -162,9 +165,10 @@ func (s *assetStore) Create(ctx context.Context, a assets.Asset) (assets.Asset, 
 	return a, nil
 }
 
-func (s *assetStore) Update(ctx context.Context, v auth.Visibility, id string, change func(assets.Asset) (assets.Asset, bool, error)) (assets.Asset, error) {
+func (s *assetStore) Update(ctx context.Context, v auth.Visibility, id string, change func(assets.Asset) (assets.Asset, bool, error)) (_ assets.Asset, err error) {
+	defer sqlutil.Wrap(&err, "assets: update")
 	var out assets.Asset
-	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		cur, err := currentAsset(ctx, tx, v, id)
 		if err != nil {
 			return err
@@ -195,7 +199,8 @@ func (s *assetStore) Update(ctx context.Context, v auth.Visibility, id string, c
 
 // Delete reads, checks and marks the asset in one write transaction; check
 // reads other areas' stores inside it through its context.
-func (s *assetStore) Delete(ctx context.Context, v auth.Visibility, id string, at time.Time, check func(context.Context, assets.Asset) error) error {
+func (s *assetStore) Delete(ctx context.Context, v auth.Visibility, id string, at time.Time, check func(context.Context, assets.Asset) error) (err error) {
+	defer sqlutil.Wrap(&err, "assets: delete")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		cur, err := currentAsset(ctx, tx, v, id)
 		if err != nil {

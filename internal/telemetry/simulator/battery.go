@@ -450,14 +450,12 @@ func (b *Battery) Measurements() telemetry.Measurements {
 		LANConnectedDevice2: 1,
 	}
 	if b.cfg.PVActive {
-		m.PVExportCurtailmentDSO = ptr(b.grid.PVExportCurtailmentPct)
-		m.PVIrradiance = ptr(b.irradiance)
-		m.PVPowerDCActual = ptr(b.pvDCMW)
-		m.PVInverterSelfConsumption = ptr(b.pvInverterSelfConsumption())
-		m.PVSwitchStatus = ptr(1.0)
+		m.PVExportCurtailmentDSO = new(b.grid.PVExportCurtailmentPct)
+		m.PVIrradiance = new(b.irradiance)
+		m.PVPowerDCActual = new(b.pvDCMW)
+		m.PVInverterSelfConsumption = new(b.pvInverterSelfConsumption())
+		m.PVSwitchStatus = new(1.0)
 	}
 	m.ClearNegativeZeros()
 	return m
 }
-
-func ptr(v float64) *float64 { return &v }
