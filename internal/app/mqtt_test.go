@@ -30,12 +30,15 @@ import (
 	"atcp/internal/testkit/tcpproxy"
 )
 
-// mqttBroker is a broker for the whole-server MQTT tests: the platform
-// connects to it directly, the edge gateways through gateway, so that a
-// test can take a gateway's network away.
+// mqttBroker is a broker for the whole-server MQTT tests. The platform
+// reaches it through the proxy platform, the edge gateways through
+// gateway, so that a test can take a gateway's network away alone.
 type mqttBroker struct {
-	addr    string // host:port of the broker
-	gateway *tcpproxy.Proxy
+	addr              string // host:port of the broker itself
+	platform, gateway *tcpproxy.Proxy
+	// restart stops the broker and starts it again (the embedded one), or
+	// drops every connection to it (an external one).
+	restart func()
 }
 
 // forEachMQTTBroker runs test on an embedded mochi-mqtt broker and, when
@@ -43,11 +46,35 @@ type mqttBroker struct {
 func forEachMQTTBroker(t *testing.T, test func(t *testing.T, b *mqttBroker)) {
 	t.Run("embedded", func(t *testing.T) {
 		t.Parallel()
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		server := mochi.New(&mochi.Options{Logger: slog.New(slog.DiscardHandler)})
+		test(t, embeddedMQTTBroker(t))
+	})
+	if raw := os.Getenv("ATCP_TEST_MQTT_URL"); raw != "" {
+		t.Run("external", func(t *testing.T) {
+			t.Parallel()
+			u, err := mqtt.ParseBrokerURL(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := &mqttBroker{addr: u.Host, platform: tcpproxy.New(t, u.Host), gateway: tcpproxy.New(t, u.Host)}
+			b.restart = func() {
+				b.platform.Cut()
+				b.gateway.Cut()
+				b.platform.Restore()
+				b.gateway.Restore()
+			}
+			test(t, b)
+		})
+	}
+}
+
+func embeddedMQTTBroker(t *testing.T) *mqttBroker {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var server *mochi.Server
+	start := func(l net.Listener) {
+		server = mochi.New(&mochi.Options{Logger: slog.New(slog.DiscardHandler)})
 		if err := server.AddHook(new(auth.AllowHook), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -57,19 +84,28 @@ func forEachMQTTBroker(t *testing.T, test func(t *testing.T, b *mqttBroker)) {
 		if err := server.Serve(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { server.Close() })
-		test(t, &mqttBroker{addr: l.Addr().String(), gateway: tcpproxy.New(t, l.Addr().String())})
-	})
-	if raw := os.Getenv("ATCP_TEST_MQTT_URL"); raw != "" {
-		t.Run("external", func(t *testing.T) {
-			t.Parallel()
-			u, err := mqtt.ParseBrokerURL(raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			test(t, &mqttBroker{addr: u.Host, gateway: tcpproxy.New(t, u.Host)})
-		})
 	}
+	start(l)
+	t.Cleanup(func() { server.Close() })
+	b := &mqttBroker{addr: l.Addr().String()}
+	b.platform, b.gateway = tcpproxy.New(t, b.addr), tcpproxy.New(t, b.addr)
+	b.restart = func() {
+		// No connection may be on its way in while mochi closes (its
+		// Close races with a client being attached); the proxies'
+		// connections go with the broker's.
+		b.platform.Cut()
+		b.gateway.Cut()
+		server.Close()
+		var l net.Listener
+		eventually(t, 5*time.Second, "the broker's port is free again", func() bool {
+			l, err = net.Listen("tcp", b.addr)
+			return err == nil
+		})
+		b.platform.Restore()
+		b.gateway.Restore()
+		start(l)
+	}
+	return b
 }
 
 // clearStatus removes the asset's retained status at the end of the
@@ -106,6 +142,19 @@ func (l *edgeLog) count() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.executed)
+}
+
+// checkExecutedOnce: the gateways executed strictly increasing sequence
+// numbers, so none twice.
+func (l *edgeLog) checkExecutedOnce(t *testing.T) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := 1; i < len(l.executed); i++ {
+		if l.executed[i] <= l.executed[i-1] {
+			t.Fatalf("sequence %d executed after %d", l.executed[i], l.executed[i-1])
+		}
+	}
 }
 
 // startEdge runs an atcp edge gateway for the battery registered as a,
@@ -161,7 +210,7 @@ func mqttApp(t *testing.T, b *mqttBroker) *app.App {
 	cfg := testConfig(t, "sqlite::memory:", t.TempDir())
 	cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
 	cfg.Demo, cfg.Simulate = false, true
-	cfg.MQTTURL = "mqtt://" + b.addr
+	cfg.MQTTURL = "mqtt://" + b.platform.Addr()
 	// A few minutes before 10:00 on a weekday of the replayed days: the
 	// set-up takes a second or two, and the schedule's first target is
 	// the first block start the gate still accepts.
@@ -251,6 +300,27 @@ func (c apiClient) report(id string, first time.Time) []reportEntry {
 	return r.Dispatches
 }
 
+// mqttAsset registers a 10 MW / 20 MWh battery with "adapter": "mqtt"
+// through the API, under an id no earlier run used (an external broker
+// keeps retained statuses), and returns its id and the battery its edge
+// gateway runs: the same capacities (atcp edge --power-mw 10
+// --energy-mwh 20).
+func (c apiClient) mqttAsset(b *mqttBroker) (string, assets.Asset) {
+	c.t.Helper()
+	raw := make([]byte, 4)
+	_, _ = rand.Read(raw)
+	id := "edge-" + hex.EncodeToString(raw)
+	b.clearStatus(c.t, id)
+	var created map[string]any
+	c.do(http.MethodPost, "/v1/assets", `{"asset_id":"`+id+`","asset_name":"Edge battery","asset_type":"standalone",
+		"location":"Leipzig","organisation_id":"edge","usable_power_capacity_mw":10,"usable_energy_capacity_mwh":20,
+		"control_enabled":true,"adapter":"mqtt"}`, http.StatusCreated, &created)
+	if created["adapter"] != "mqtt" || created["adapter_topic_prefix"] != "atcp/"+id {
+		c.t.Fatalf("created %v", created)
+	}
+	return id, assets.Asset{ID: id, UsablePowerCapacityMW: new(10.0), UsableEnergyCapacityMWh: new(20.0)}
+}
+
 // putSchedule uploads 3 MW of discharge, one target a minute for an
 // hour, from the first block start the gate accepts, and returns that
 // block start.
@@ -305,28 +375,14 @@ func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
 func TestMQTTScheduleOnEdgeBattery(t *testing.T) {
 	forEachMQTTBroker(t, func(t *testing.T, b *mqttBroker) {
 		began := time.Now()
-		idBytes := make([]byte, 4)
-		_, _ = rand.Read(idBytes)
-		id := "edge-" + hex.EncodeToString(idBytes) // an external broker keeps retained statuses between runs
-		b.clearStatus(t, id)
-
 		a := mqttApp(t, b)
 		base := serve(t, a)
 		c := apiClient{t: t, base: base, token: fetchToken(t, base)}
-		var created map[string]any
-		c.do(http.MethodPost, "/v1/assets", `{"asset_id":"`+id+`","asset_name":"Edge battery","asset_type":"standalone",
-			"location":"Leipzig","organisation_id":"edge","usable_power_capacity_mw":10,"usable_energy_capacity_mwh":20,
-			"control_enabled":true,"adapter":"mqtt"}`, http.StatusCreated, &created)
-		if created["adapter_topic_prefix"] != "atcp/"+id {
-			t.Fatalf("created %v", created)
-		}
+		id, battery := c.mqttAsset(b)
 		first := c.putSchedule(id, a.Clock.Now)
 		t.Logf("set-up %s; first target %s, platform clock %s", time.Since(began).Round(time.Millisecond),
 			first.Format(time.TimeOnly), a.Clock.Now().Format(time.TimeOnly))
 
-		// The same battery as registered (atcp edge --power-mw 10
-		// --energy-mwh 20).
-		battery := assets.Asset{ID: id, UsablePowerCapacityMW: new(10.0), UsableEnergyCapacityMWh: new(20.0)}
 		log := &edgeLog{}
 		edge := b.startEdge(t, battery, log)
 
@@ -397,13 +453,41 @@ func TestMQTTScheduleOnEdgeBattery(t *testing.T) {
 			return i >= 0 && slices.ContainsFunc(entries[i:], func(e reportEntry) bool { return e.Status == "full" && e.Effective == 3 })
 		})
 
-		log.mu.Lock()
-		defer log.mu.Unlock()
-		for i := 1; i < len(log.executed); i++ {
-			if log.executed[i] <= log.executed[i-1] {
-				t.Fatalf("sequence %d executed after %d", log.executed[i], log.executed[i-1])
-			}
+		log.checkExecutedOnce(t)
+		t.Logf("%d commands executed, %s in all", log.count(), time.Since(began).Round(time.Millisecond))
+	})
+}
+
+// TestMQTTBrokerRestart (issue 11, item 4): the broker restarted while
+// an immediate dispatch steers an edge battery; platform and gateway
+// reconnect by themselves, control resumes, and no command is executed
+// twice.
+func TestMQTTBrokerRestart(t *testing.T) {
+	forEachMQTTBroker(t, func(t *testing.T, b *mqttBroker) {
+		a := mqttApp(t, b)
+		base := serve(t, a)
+		c := apiClient{t: t, base: base, token: fetchToken(t, base)}
+		id, battery := c.mqttAsset(b)
+		log := &edgeLog{}
+		b.startEdge(t, battery, log)
+		end := a.Clock.Now().Add(2 * time.Hour).Format(time.RFC3339)
+		c.do(http.MethodPost, "/v1/assets/"+id+"/dispatch/immediate", `{"end_time":"`+end+`","set_power_mw":-4}`, http.StatusOK, nil)
+		var st edgeState
+		eventually(t, 15*time.Second, "the edge battery charges 4 MW", func() bool {
+			st = c.state(id)
+			return st.reported && st.status == 1 && st.setpoint == -4 && st.power == -4
+		})
+
+		b.restart()
+		restarted, at, executed := time.Now(), a.Clock.Now(), log.count()
+		eventually(t, 15*time.Second, "the edge battery is steered again", func() bool {
+			st = c.state(id)
+			return st.at.After(at) && st.status == 1 && st.setpoint == -4 && st.power == -4
+		})
+		t.Logf("steered again %s after the broker restart", time.Since(restarted).Round(time.Millisecond))
+		if log.count() <= executed {
+			t.Fatal("the gateway executed nothing after the broker restart")
 		}
-		t.Logf("%d commands executed, %s in all", len(log.executed), time.Since(began).Round(time.Millisecond))
+		log.checkExecutedOnce(t)
 	})
 }
