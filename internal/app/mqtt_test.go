@@ -181,7 +181,7 @@ func (b *mqttBroker) startEdge(t *testing.T, a assets.Asset, log *edgeLog) *mqtt
 func closeEdge(e *mqtt.Edge) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_ = e.Close(ctx) // a second Close of a closed edge publishes nothing
+	_ = e.Close(ctx) // its network may be cut, or it closed already: nothing to check
 }
 
 // eventually polls cond every 50 ms until it holds, failing the test
