@@ -158,7 +158,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.State = assetstate.NewService(assetstate.Deps{
 		Clock: a.Clock, Assets: a.Assets, Segmentations: a.Segmentation, Restrictions: a.Restrictions,
 		Bids: a.Store.Bids(), Schedules: a.Dispatch, Latest: a.Store.Telemetry(),
-		History: telemetry.NewHistoryReader(a.Store.Telemetry()),
+		History:    telemetry.NewHistoryReader(a.Store.Telemetry()),
+		StaleAfter: time.Duration(stateStaleRealSeconds * cfg.ClockSpeed * float64(time.Second)),
 	})
 	a.logImmediateEvents()
 	jobs := append(a.Market.Jobs(), a.retentionJobs()...)

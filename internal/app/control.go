@@ -19,6 +19,16 @@ import (
 // batteries within about that long.
 const controlLeaseRealSeconds = 3
 
+// stateStaleRealSeconds: the live state reports an asset not tradeable
+// (asset_status 0) once its newest snapshot is older than this many real
+// seconds. The control loop records every reachable asset each platform
+// second (at most about 2 s behind at 40,000 assets, docs/performance.md)
+// and another instance takes over within about controlLeaseRealSeconds,
+// so only an asset that stopped reporting (an MQTT gateway offline, its
+// measurements older than the adapter's own bound of 5 s) or a platform
+// whose loop stopped crosses it.
+const stateStaleRealSeconds = 5
+
 // simulatorSeed fixes the simulator's noise (clouds, signal strength, the
 // frequency within each replayed quarter-hour), so every instance and
 // every restart replays the same days.

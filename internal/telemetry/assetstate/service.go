@@ -73,6 +73,10 @@ type Deps struct {
 	Schedules     Schedules
 	Latest        LatestReader
 	History       telemetry.HistoryReader
+	// StaleAfter is the age (platform time) beyond which the latest
+	// snapshot no longer says the asset is available: the state then
+	// reports asset_status 0. Zero: never stale.
+	StaleAfter time.Duration
 }
 
 // Service reads asset state, state history and planned state.
@@ -149,7 +153,9 @@ func (w view) shows(name string) bool { return w.asset.PVActive || !isPV(name) }
 // document 1 and the deprecated aliases, each one point stamped with the
 // snapshot's instant; PV measurements only for pv_active assets. An asset
 // that never reported has an empty state. asset_status is 0 while the
-// asset (or, for a virtual asset, its parent) is fully restricted.
+// asset (or, for a virtual asset, its parent) is fully restricted, and
+// when its latest snapshot is older than StaleAfter: nobody knows that
+// an asset which stopped reporting can still deliver.
 func (s *Service) State(ctx context.Context, v auth.Visibility, assetID string) (State, error) {
 	w, err := s.resolve(ctx, v, assetID)
 	if err != nil {
@@ -162,11 +168,13 @@ func (s *Service) State(ctx context.Context, v auth.Visibility, assetID string) 
 	if err != nil {
 		return nil, err
 	}
-	restricted, err := s.fullyRestricted(ctx, w.asset, s.d.Clock.Now())
+	now := s.d.Clock.Now()
+	restricted, err := s.fullyRestricted(ctx, w.asset, now)
 	if err != nil {
 		return nil, err
 	}
 	ts := snap.Measurements.Timestamp.UTC()
+	stale := s.d.StaleAfter > 0 && now.Sub(ts) > s.d.StaleAfter
 	values := snap.Measurements.Values(make([]float64, 0, len(pointNames)))
 	out := make(State, len(pointNames)+len(telemetry.Aliases))
 	for i, name := range pointNames {
@@ -176,7 +184,7 @@ func (s *Service) State(ctx context.Context, v auth.Visibility, assetID string) 
 		if math.IsNaN(x) || math.IsInf(x, 0) || !w.shows(name) {
 			continue
 		}
-		if name == "asset_status" && restricted {
+		if name == "asset_status" && (restricted || stale) {
 			x = 0
 		}
 		out[name] = []telemetry.Point{{Timestamp: ts, Value: w.value(name, x)}}

@@ -90,6 +90,7 @@ type env struct {
 	telemetry *fakeTelemetry
 	history   *fakeHistory
 	schedules fakeSchedules
+	deps      assetstate.Deps
 	svc       *assetstate.Service
 }
 
@@ -151,8 +152,9 @@ func setup(t *testing.T, b store.Backend) *env {
 	}
 	e := &env{clk: clk, assets: as, restr: restrictions.NewService(b.Restrictions(), as, clk), bids: b.Bids(),
 		telemetry: tel, history: &fakeHistory{}, schedules: fakeSchedules{}}
-	e.svc = assetstate.NewService(assetstate.Deps{Clock: clk, Assets: as, Segmentations: segs, Restrictions: e.restr,
-		Bids: e.bids, Schedules: e.schedules, Latest: tel, History: e.history})
+	e.deps = assetstate.Deps{Clock: clk, Assets: as, Segmentations: segs, Restrictions: e.restr,
+		Bids: e.bids, Schedules: e.schedules, Latest: tel, History: e.history}
+	e.svc = assetstate.NewService(e.deps)
 	return e
 }
 
@@ -264,6 +266,52 @@ func TestState(t *testing.T) {
 		// 7 MW (value of index 6) it takes 6.
 		if got := [2]float64{value(t, a, "fcr_power_actual"), value(t, bb, "fcr_power_actual")}; got != [2]float64{6, 1} {
 			t.Errorf("fcr_power_actual of bess.a and bess.b: %v", got)
+		}
+	})
+}
+
+// TestStateStale: an asset whose latest snapshot is older than
+// StaleAfter is not tradeable (asset_status 0, virtual assets too); its
+// other values and the snapshot's timestamp stay as reported, and a fresh
+// snapshot makes it tradeable again.
+func TestStateStale(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		d := e.deps
+		d.StaleAfter = 5 * time.Second
+		svc := assetstate.NewService(d)
+		ctx := context.Background()
+		state := func(id string) assetstate.State {
+			t.Helper()
+			st, err := svc.State(ctx, acme, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		}
+		for _, c := range []struct {
+			age    time.Duration
+			status float64
+		}{{0, 1}, {5 * time.Second, 1}, {5*time.Second + time.Microsecond, 0}, {time.Hour, 0}} {
+			e.clk.Set(testkit.Start.Add(c.age))
+			for _, id := range []string{"solo", "bess.a"} {
+				st := state(id)
+				if got := value(t, st, "asset_status"); got != c.status {
+					t.Errorf("%s %v after its snapshot: asset_status %v, want %v", id, c.age, got, c.status)
+				}
+				if p := st["operational_status"][0]; p.Value != 2 || !p.Timestamp.Equal(testkit.Start) {
+					t.Errorf("%s %v after its snapshot: operational_status %+v, want 2 at the snapshot's instant", id, c.age, p)
+				}
+			}
+		}
+		// Without a bound (the service's default) the state never goes
+		// stale.
+		if st, err := e.svc.State(ctx, acme, "solo"); err != nil || value(t, st, "asset_status") != 1 {
+			t.Fatalf("no bound: %v %v", st["asset_status"], err)
+		}
+		e.telemetry.latest["solo"] = sample(e.clk.Now().Add(-time.Second), false)
+		if got := value(t, state("solo"), "asset_status"); got != 1 {
+			t.Fatalf("after a fresh snapshot: asset_status %v", got)
 		}
 	})
 }

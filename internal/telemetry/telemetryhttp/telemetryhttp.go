@@ -134,7 +134,8 @@ func Register(s *httpapi.Server, svc *assetstate.Service) {
 		Summary:   "Latest asset state",
 		Description: "Every measurement of the asset as `{name: [{timestamp, value}]}` (exactly one point each), including the " +
 			"deprecated aliases available_soc_discharge and available_soc_charge; PV measurements only for pv_active assets. " +
-			"asset_status is 0 while a full unavailability or a full power or energy limit is active. A virtual asset shows its " +
+			"asset_status is 0 while a full unavailability or a full power or energy limit is active, and while the asset's latest " +
+			"measurements are more than 5 seconds (real time) old: it stopped reporting. A virtual asset shows its " +
 			"parent's state with MW/MWh measurements allocated by the segmentation. An asset that has never reported returns `{}`.",
 		Errors: []int{http.StatusNotFound},
 	}, read, func(ctx context.Context, in *assetInput) (*stateOutput, error) {
