@@ -158,7 +158,7 @@ func New(ctx context.Context, o Options) (*Adapter, error) {
 		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "atcp_mqtt_command_to_measurement_seconds",
 			Help:    "Real time from publishing a command to the first measurement reporting it executed (its command_seq).",
-			Buckets: LatencyBuckets,
+			Buckets: latencyBuckets,
 		}),
 	}
 	if o.Registerer != nil {
@@ -484,10 +484,10 @@ func (d *device) confirmLocked(seq uint64) time.Time {
 	return at
 }
 
-// LatencyBuckets are the buckets of atcp_mqtt_command_to_measurement_seconds:
+// latencyBuckets are the buckets of atcp_mqtt_command_to_measurement_seconds:
 // from 1 ms to 5 s, each about 1.5 times the previous, fine enough to
 // read a p99 from.
-var LatencyBuckets = []float64{0.001, 0.0015, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05,
+var latencyBuckets = []float64{0.001, 0.0015, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05,
 	0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5}
 
 func (a *Adapter) refuse(prefix, assetID string, r *Refusal) {
