@@ -15,6 +15,7 @@ import (
 	"atcp/internal/app"
 	"atcp/internal/assets"
 	"atcp/internal/auth"
+	"atcp/internal/config"
 	"atcp/internal/dispatch"
 	"atcp/internal/telemetry"
 	"atcp/internal/telemetry/simulator"
@@ -123,8 +124,9 @@ func BenchmarkControl1000(b *testing.B) {
 // benchServer builds a server without the demonstration data on
 // databaseURL (default: a SQLite file), its platform clock at
 // controlBenchStart, with the organisation "load" and, if simulate, the
-// control loop steering simulated batteries.
-func benchServer(b testing.TB, databaseURL string, simulate bool) *app.App {
+// control loop steering simulated batteries; configure changes the rest
+// of its configuration.
+func benchServer(b testing.TB, databaseURL string, simulate bool, configure ...func(*config.Config)) *app.App {
 	dir := b.TempDir()
 	if databaseURL == "" {
 		databaseURL = "sqlite://" + filepath.Join(dir, "atcp.db")
@@ -134,6 +136,9 @@ func benchServer(b testing.TB, databaseURL string, simulate bool) *app.App {
 	cfg.Demo, cfg.Simulate = false, simulate
 	start := controlBenchStart
 	cfg.ClockStart = &start
+	for _, f := range configure {
+		f(&cfg)
+	}
 	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
 	if err != nil {
 		b.Fatal(err)

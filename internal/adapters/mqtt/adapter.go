@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -87,6 +88,7 @@ type Adapter struct {
 	refused *prometheus.CounterVec
 	dropped *prometheus.CounterVec
 	sent    prometheus.Counter
+	latency prometheus.Histogram
 }
 
 // device is one attached asset.
@@ -96,10 +98,25 @@ type device struct {
 	latest     telemetry.Measurements
 	receivedAt time.Time // real time; zero: nothing received yet
 	pending    *queued
+	// unconfirmed are the latest commands published whose execution no
+	// measurement has reported yet (by its command_seq), oldest first, at
+	// most maxUnconfirmed: a command older than those is past its deadline.
+	unconfirmed []published
+}
+
+// maxUnconfirmed bounds device.unconfirmed: a command is valid for
+// DefaultCommandValidity and the loop sends one a second.
+const maxUnconfirmed = 4
+
+// published is a command handed to the broker, and when (real time).
+type published struct {
+	seq uint64
+	at  time.Time
 }
 
 // queued is a command waiting for the publisher.
 type queued struct {
+	seq       uint64
 	payload   []byte
 	expiresAt time.Time
 }
@@ -138,9 +155,14 @@ func New(ctx context.Context, o Options) (*Adapter, error) {
 		sent: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "atcp_mqtt_commands_published_total", Help: "Commands the MQTT adapter published.",
 		}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "atcp_mqtt_command_to_measurement_seconds",
+			Help:    "Real time from publishing a command to the first measurement reporting it executed (its command_seq).",
+			Buckets: latencyBuckets,
+		}),
 	}
 	if o.Registerer != nil {
-		for _, c := range []prometheus.Collector{a.refused, a.dropped, a.sent} {
+		for _, c := range []prometheus.Collector{a.refused, a.dropped, a.sent, a.latency} {
 			if err := o.Registerer.Register(c); err != nil {
 				return nil, fmt.Errorf("mqtt: register metric: %w", err)
 			}
@@ -196,7 +218,7 @@ func (a *Adapter) Attach(ctx context.Context, as assets.Asset, _ *telemetry.Meas
 	case d.prefix != prefix:
 		a.removeFiltersLocked(d.prefix)
 		delete(a.byPrefix, d.prefix)
-		d.prefix, d.receivedAt, d.pending = prefix, time.Time{}, nil
+		d.prefix, d.receivedAt, d.pending, d.unconfirmed = prefix, time.Time{}, nil, nil
 		a.byPrefix[prefix] = d
 		subscribe = a.addFiltersLocked(prefix)
 	}
@@ -288,7 +310,7 @@ func (a *Adapter) Send(ctx context.Context, assetID string, cmd telemetry.Comman
 	} else {
 		a.queue = append(a.queue, assetID)
 	}
-	d.pending = &queued{payload: payload, expiresAt: msg.ExpiresAt}
+	d.pending = &queued{seq: msg.Seq, payload: payload, expiresAt: msg.ExpiresAt}
 	a.signal()
 	return nil
 }
@@ -422,18 +444,51 @@ func (a *Adapter) measurement(prefix string, payload []byte) {
 		a.refuse(prefix, "", refuse(ReasonUnknownAsset, "no attached asset has topic prefix %s", prefix))
 		return
 	}
-	m, refusal := ParseMeasurements(payload, bounds)
+	m, seq, refusal := parseMeasurements(payload, bounds)
 	if refusal != nil {
 		a.refuse(prefix, d.id, refusal)
 		return
 	}
 	now := a.clock.Now()
+	var sentAt time.Time
 	a.mu.Lock()
 	if a.byPrefix[prefix] == d {
 		d.latest, d.receivedAt = m, now
+		sentAt = d.confirmLocked(seq)
 	}
 	a.mu.Unlock()
+	if !sentAt.IsZero() {
+		a.latency.Observe(now.Sub(sentAt).Seconds())
+	}
 }
+
+// confirmLocked forgets the published commands up to seq, the command the
+// gateway reports it last executed, and returns when seq was published
+// (zero if it was not, or was already reported: the gateway repeats it
+// every second).
+func (d *device) confirmLocked(seq uint64) time.Time {
+	if seq == 0 {
+		return time.Time{}
+	}
+	var at time.Time
+	kept := d.unconfirmed[:0]
+	for _, p := range d.unconfirmed {
+		switch {
+		case p.seq == seq:
+			at = p.at
+		case p.seq > seq:
+			kept = append(kept, p)
+		}
+	}
+	d.unconfirmed = kept
+	return at
+}
+
+// latencyBuckets are the buckets of atcp_mqtt_command_to_measurement_seconds:
+// from 1 ms to 5 s, each about 1.5 times the previous, fine enough to
+// read a p99 from.
+var latencyBuckets = []float64{0.001, 0.0015, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05,
+	0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5}
 
 func (a *Adapter) refuse(prefix, assetID string, r *Refusal) {
 	a.refused.WithLabelValues(r.Reason).Inc()
@@ -446,8 +501,8 @@ func (a *Adapter) refuse(prefix, assetID string, r *Refusal) {
 const publishers = 16
 
 type outgoing struct {
-	topic string
-	q     *queued
+	id, topic string
+	q         *queued
 }
 
 // publish hands queued commands to the publishers while the broker is
@@ -475,12 +530,12 @@ func (a *Adapter) publish(ctx context.Context) {
 		case <-a.wake:
 		}
 		for {
-			topic, q := a.next()
-			if q == nil {
+			o := a.next()
+			if o.q == nil {
 				break
 			}
 			select {
-			case work <- outgoing{topic, q}:
+			case work <- o:
 			case <-ctx.Done():
 				return
 			}
@@ -499,6 +554,7 @@ func (a *Adapter) send(ctx context.Context, o outgoing) {
 		return
 	}
 	expiry := uint32(math.Ceil(left.Seconds()))
+	a.published(o)
 	pctx, cancel := context.WithTimeout(ctx, left)
 	defer cancel()
 	_, err := a.cm.Publish(pctx, &paho.Publish{
@@ -513,8 +569,25 @@ func (a *Adapter) send(ctx context.Context, o outgoing) {
 	a.sent.Inc()
 }
 
+// published notes when a command goes to the broker, before its
+// acknowledgement: the gateway may execute it and report that before the
+// acknowledgement returns.
+func (a *Adapter) published(o outgoing) {
+	now := a.clock.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d := a.byID[o.id]
+	if d == nil {
+		return
+	}
+	d.unconfirmed = append(d.unconfirmed, published{seq: o.q.seq, at: now})
+	if n := len(d.unconfirmed); n > maxUnconfirmed {
+		d.unconfirmed = slices.Delete(d.unconfirmed, 0, n-maxUnconfirmed)
+	}
+}
+
 // next takes the oldest queued command while the broker is connected.
-func (a *Adapter) next() (string, *queued) {
+func (a *Adapter) next() outgoing {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for a.up && len(a.queue) > 0 {
@@ -526,7 +599,7 @@ func (a *Adapter) next() (string, *queued) {
 		}
 		q := d.pending
 		d.pending = nil
-		return d.prefix + commandSuffix, q
+		return outgoing{id: id, topic: d.prefix + commandSuffix, q: q}
 	}
-	return "", nil
+	return outgoing{}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"atcp/internal/assets"
@@ -472,6 +473,65 @@ func TestAssetAttachedAfterItsGatewayCameOnline(t *testing.T) {
 		}
 		if !r.a.Connected(later) {
 			t.Fatal("the asset attached later is not connected")
+		}
+	})
+}
+
+// latencyHistogram returns the count and sum of
+// atcp_mqtt_command_to_measurement_seconds in reg.
+func latencyHistogram(t *testing.T, reg *prometheus.Registry) (uint64, float64) {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "atcp_mqtt_command_to_measurement_seconds" {
+			h := mf.GetMetric()[0].GetHistogram()
+			return h.GetSampleCount(), h.GetSampleSum()
+		}
+	}
+	t.Fatal("no atcp_mqtt_command_to_measurement_seconds")
+	return 0, 0
+}
+
+func TestCommandToMeasurementLatency(t *testing.T) {
+	forEachBroker(t, func(t *testing.T, b *testBroker) {
+		real := clock.NewManual(time.Now())
+		reg := prometheus.NewRegistry()
+		r := newRig(t, b, Options{Clock: real, Registerer: reg})
+		gw := testClient(t, b)
+		publish(t, gw, "atcp/"+r.id+statusSuffix, true, []byte(StatusOnline))
+		waitUntil(t, "the gateway is online", func() bool { return r.a.Connected(r.id) })
+
+		// Two commands published a second apart; the manual clock makes
+		// their sequence numbers its microseconds.
+		var seqs []uint64
+		for i := range 2 {
+			seqs = append(seqs, uint64(real.Now().UnixMicro()))
+			if err := r.a.Send(context.Background(), r.id, bess(2), t0.Add(time.Duration(i)*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			waitUntil(t, "the command is published", func() bool { return testutil.ToFloat64(r.a.sent) == float64(i+1) })
+			real.Advance(time.Duration(1000-750*i) * time.Millisecond)
+		}
+
+		// The gateway reports the second command 250 ms after it went out;
+		// it repeats that report, then one of the first command (skipped,
+		// forgotten) and one without command_seq: one sample only.
+		topic := "atcp/" + r.id + measurementsSuffix
+		valid := validMeasurements(t, r.id)
+		publish(t, gw, topic, false, withPoint(t, valid, "command_seq", seqs[1]))
+		publish(t, gw, topic, false, withPoint(t, valid, "command_seq", seqs[1]))
+		publish(t, gw, topic, false, withPoint(t, valid, "command_seq", seqs[0]))
+		last := withPoint(t, withPoint(t, valid, "command_seq", nil), "at", t0.Add(time.Minute).Format(time.RFC3339))
+		publish(t, gw, topic, false, last)
+		waitUntil(t, "the last measurement is read", func() bool {
+			m, err := r.a.Read(context.Background(), r.id)
+			return err == nil && m.Timestamp.Equal(t0.Add(time.Minute))
+		})
+		if n, sum := latencyHistogram(t, reg); n != 1 || sum != 0.25 {
+			t.Fatalf("%d samples, sum %v s; want one of 0.25 s", n, sum)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -258,19 +259,27 @@ var pointNames = telemetry.PointNames()
 // aliases, command_seq, extensions) are ignored; the aliases are derived
 // from their points.
 func ParseMeasurements(payload []byte, b Bounds) (telemetry.Measurements, *Refusal) {
+	m, _, r := parseMeasurements(payload, b)
+	return m, r
+}
+
+// parseMeasurements is ParseMeasurements that also returns the optional
+// command_seq (0 when absent or not a positive integer): only the
+// adapter's latency metric uses it, so it never refuses a message.
+func parseMeasurements(payload []byte, b Bounds) (telemetry.Measurements, uint64, *Refusal) {
 	var raw map[string]any
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.UseNumber()
 	if err := decodeOne(dec, &raw); err != nil || raw == nil {
-		return telemetry.Measurements{}, refuse(ReasonMalformed, "not a JSON object")
+		return telemetry.Measurements{}, 0, refuse(ReasonMalformed, "not a JSON object")
 	}
 	s, ok := raw["at"].(string)
 	if !ok {
-		return telemetry.Measurements{}, refuse(ReasonMalformed, "at must be an RFC 3339 instant")
+		return telemetry.Measurements{}, 0, refuse(ReasonMalformed, "at must be an RFC 3339 instant")
 	}
 	at, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil || !inRange(at) {
-		return telemetry.Measurements{}, refuse(ReasonMalformed, "at must be an RFC 3339 instant from the year 2000")
+		return telemetry.Measurements{}, 0, refuse(ReasonMalformed, "at must be an RFC 3339 instant from the year 2000")
 	}
 	values := make([]float64, len(pointNames))
 	for i, name := range pointNames {
@@ -280,22 +289,27 @@ func ParseMeasurements(payload []byte, b Bounds) (telemetry.Measurements, *Refus
 			continue
 		}
 		if !present {
-			return telemetry.Measurements{}, refuse(ReasonMissing, "%s is missing", name)
+			return telemetry.Measurements{}, 0, refuse(ReasonMissing, "%s is missing", name)
 		}
 		n, ok := v.(json.Number)
 		if !ok {
-			return telemetry.Measurements{}, refuse(ReasonNotANumber, "%s is not a number", name)
+			return telemetry.Measurements{}, 0, refuse(ReasonNotANumber, "%s is not a number", name)
 		}
 		x, err := n.Float64()
 		if err != nil || math.IsInf(x, 0) {
-			return telemetry.Measurements{}, refuse(ReasonNotANumber, "%s is not a finite number", name)
+			return telemetry.Measurements{}, 0, refuse(ReasonNotANumber, "%s is not a finite number", name)
 		}
 		if !rules[name](x, b) {
-			return telemetry.Measurements{}, refuse(ReasonOutOfRange, "%s %v is out of range", name, x)
+			return telemetry.Measurements{}, 0, refuse(ReasonOutOfRange, "%s %v is out of range", name, x)
 		}
 		values[i] = x
 	}
-	return telemetry.MeasurementsFromValues(at.UTC(), values), nil
+	var seq uint64
+	if n, ok := raw["command_seq"].(json.Number); ok {
+		// Not an unsigned integer (negative, fractional, too large): none.
+		seq, _ = strconv.ParseUint(n.String(), 10, 64)
+	}
+	return telemetry.MeasurementsFromValues(at.UTC(), values), seq, nil
 }
 
 // filterFor is the wildcard subscription that covers prefix p's topics
