@@ -170,7 +170,7 @@ func outcome(err error) string {
 	case de.Kind == errs.NotFound:
 		return e404
 	case de.Kind == errs.Forbidden:
-		return "403 " + de.Code
+		return "403 " + string(de.Code)
 	case de.Kind == errs.Conflict && (de.Code == identity.CodeCannotDeleteSelf || de.Code == identity.CodeCannotChangeOwnScopes):
 		return e409
 	}

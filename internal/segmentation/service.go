@@ -166,7 +166,7 @@ func (s *Service) Delete(ctx context.Context, v auth.Visibility, assetID string)
 
 // checkUnused refuses (409 code) when a virtual asset of segmentIDs holds
 // committed bids ending after now.
-func (s *Service) checkUnused(ctx context.Context, parentID string, segmentIDs []string, now time.Time, code string) error {
+func (s *Service) checkUnused(ctx context.Context, parentID string, segmentIDs []string, now time.Time, code errs.Code) error {
 	var busy []string
 	for _, id := range segmentIDs {
 		vid := VirtualAssetID(parentID, id)

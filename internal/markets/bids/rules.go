@@ -25,7 +25,7 @@ type Rules struct {
 	CapacityPrice *PriceBounds // nil: the market has no capacity price
 	EnergyPrice   *PriceBounds // nil: the market has no energy price
 	// CeilingCode is the 409 code of a prequalified-capacity breach.
-	CeilingCode string
+	CeilingCode errs.Code
 	// Ceiling is the prequalified capacity of the asset for a product.
 	Ceiling func(a assets.Asset, p Product) float64
 }
