@@ -155,9 +155,9 @@ var operations = []operation{
 // Outcomes of the matrix.
 const (
 	pass = "pass"
-	e404 = "404"                                   // not visible
-	e403 = "403 " + identity.CodeStrongerPrincipal // the target holds a scope the caller lacks
-	e409 = "409"                                   // the self rules
+	e404 = "404"                                           // not visible
+	e403 = "403 " + string(identity.CodeStrongerPrincipal) // the target holds a scope the caller lacks
+	e409 = "409"                                           // the self rules
 )
 
 func outcome(err error) string {
