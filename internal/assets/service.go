@@ -142,7 +142,7 @@ func (s *Service) refuseVirtual(ctx context.Context, v auth.Visibility, id strin
 		return verr
 	}
 	if found {
-		return errs.Conflictf("virtual_asset", "asset %q is a virtual asset of %q; change its parent's segmentation instead", id, *a.ParentAssetID)
+		return errs.Conflictf(CodeVirtualAsset, "asset %q is a virtual asset of %q; change its parent's segmentation instead", id, *a.ParentAssetID)
 	}
 	return err
 }
@@ -219,7 +219,7 @@ func (s *Service) Create(ctx context.Context, v auth.Visibility, u Update) (Asse
 		return Asset{}, err
 	}
 	if org.Present && !org.Null && !v.Allows(org.Value) {
-		return Asset{}, errs.Forbiddenf("organisation_not_permitted", "assets can be registered only for your own organisation")
+		return Asset{}, errs.Forbiddenf(CodeOrganisationNotPermitted, "assets can be registered only for your own organisation")
 	}
 	a, err := u.Create(s.clk.Now())
 	if err != nil {
@@ -227,7 +227,7 @@ func (s *Service) Create(ctx context.Context, v auth.Visibility, u Update) (Asse
 	}
 	if _, taken, err := s.virtual(ctx, auth.Visibility{All: true}, a.ID); err != nil || taken {
 		if err == nil {
-			err = errs.Conflictf("asset_exists", "asset id %q is the id of a virtual asset", a.ID)
+			err = errs.Conflictf(CodeAssetExists, "asset id %q is the id of a virtual asset", a.ID)
 		}
 		return Asset{}, err
 	}
@@ -293,7 +293,7 @@ func (s *Service) Delete(ctx context.Context, v auth.Visibility, assetID string)
 	now := s.clk.Now()
 	err := s.store.Delete(ctx, v, assetID, now, func(ctx context.Context, a Asset) error {
 		if a.OperationalStatus == Live {
-			return errs.Conflictf("asset_live", "asset %q is live; set asset_operational_status to maintenance or offboarded before deleting it", a.ID)
+			return errs.Conflictf(CodeAssetLive, "asset %q is live; set asset_operational_status to maintenance or offboarded before deleting it", a.ID)
 		}
 		var blockers []string
 		for _, g := range guards {
@@ -304,7 +304,7 @@ func (s *Service) Delete(ctx context.Context, v auth.Visibility, assetID string)
 			blockers = append(blockers, b...)
 		}
 		if len(blockers) > 0 {
-			return errs.Conflictf("asset_in_use", "asset %q has commitments: %s", a.ID, strings.Join(blockers, "; "))
+			return errs.Conflictf(CodeAssetInUse, "asset %q has commitments: %s", a.ID, strings.Join(blockers, "; "))
 		}
 		return nil
 	})

@@ -10,10 +10,6 @@ import (
 	"atcp/internal/errs"
 )
 
-// CodeBusy is the code of a request refused because every slot for
-// password and secret hashing stayed taken; retrying shortly may succeed.
-const CodeBusy = "server_busy"
-
 // ErrBusy is returned by a Hasher that could not get a slot in time. Its
 // kind is errs.Unavailable: the answer is 503 with Retry-After.
 var ErrBusy = errs.E(errs.Unavailable, CodeBusy, "too many password and secret checks at once; retry shortly")

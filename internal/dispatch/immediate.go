@@ -52,7 +52,7 @@ func PlanImmediate(d ImmediateDraft, a assets.Asset, now time.Time, minWindow ti
 		return Immediate{}, nil, errs.Invalidf("body.set_power_mw", nil, "must be a finite number")
 	}
 	if end.Sub(start) < minWindow {
-		return Immediate{}, nil, errs.E(errs.Malformed, "window_too_short",
+		return Immediate{}, nil, errs.E(errs.Malformed, CodeWindowTooShort,
 			"end_time minus start_time is %s; the minimum is %s", end.Sub(start), minWindow)
 	}
 	var warnings []string
@@ -62,7 +62,7 @@ func PlanImmediate(d ImmediateDraft, a assets.Asset, now time.Time, minWindow ti
 		case p > 2**c:
 			return Immediate{}, nil, errs.Invalidf("body.set_power_mw", d.SetPowerMW, "magnitude above twice the usable power capacity (%g MW)", *c)
 		case p > *c && a.StrictValidation:
-			return Immediate{}, nil, errs.Conflictf("strict_validation",
+			return Immediate{}, nil, errs.Conflictf(CodeStrictValidation,
 				"|set_power_mw| %g exceeds the usable power capacity %g MW and the asset has strict_validation", p, *c)
 		case p > *c:
 			warnings = append(warnings, fmt.Sprintf("set_power_mw %g exceeds the usable power capacity of %g MW", d.SetPowerMW, *c))

@@ -26,7 +26,7 @@ func TestPlanImmediate(t *testing.T) {
 		d         ImmediateDraft
 		a         assets.Asset
 		kind      errs.Kind
-		code      string
+		code      errs.Code
 		wantStart time.Time
 		warnings  int
 	}{

@@ -204,7 +204,7 @@ func PlanSchedule(targets []Target, a assets.Asset, now time.Time) (Schedule, er
 	}
 	for _, i := range order {
 		if block := events[i].DeliveryTime; block.Sub(now) < GateLead {
-			return Schedule{}, errs.Conflictf("gate_closed",
+			return Schedule{}, errs.Conflictf(CodeGateClosed,
 				"schedules[%d] lands in the block starting %s: targets must lie in blocks starting at least 6 minutes from now",
 				i, block.Format(time.RFC3339))
 		}

@@ -25,7 +25,7 @@ func fields(err error) string {
 		return fmt.Sprint(err)
 	}
 	if e.Kind != errs.Invalid {
-		return e.Code
+		return string(e.Code)
 	}
 	var out []string
 	for _, f := range e.Fields {

@@ -99,7 +99,7 @@ func (s *Service) asset(ctx context.Context, v auth.Visibility, assetID string) 
 		return assets.Asset{}, err
 	}
 	if a.IsVirtual() {
-		return assets.Asset{}, errs.Conflictf("virtual_asset",
+		return assets.Asset{}, errs.Conflictf(assets.CodeVirtualAsset,
 			"asset %q is a virtual asset of %q: steer the physical asset", assetID, *a.ParentAssetID)
 	}
 	return a, nil
@@ -116,7 +116,7 @@ func (s *Service) visible(ctx context.Context, v auth.Visibility, assetID string
 
 func controllable(a assets.Asset) error {
 	if !a.BESSControl() {
-		return errs.Conflictf("control_disabled",
+		return errs.Conflictf(CodeControlDisabled,
 			"battery control of asset %q is off (bess_control_enabled, or control_enabled when that is unset)", a.ID)
 	}
 	return nil

@@ -33,7 +33,7 @@ type FieldError struct {
 // Error is a domain error.
 type Error struct {
 	Kind    Kind
-	Code    string // stable lower_snake code, or a named code of the spec
+	Code    Code
 	Message string
 	Fields  []FieldError
 	// Extensions are extra members of the problem body, such as
@@ -49,22 +49,22 @@ func (e *Error) Error() string {
 }
 
 // E builds an error of kind with a code and a formatted message.
-func E(kind Kind, code, format string, args ...any) *Error {
+func E(kind Kind, code Code, format string, args ...any) *Error {
 	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // NotFoundf reports an unknown or invisible resource.
 func NotFoundf(format string, args ...any) *Error {
-	return E(NotFound, "not_found", format, args...)
+	return E(NotFound, CodeNotFound, format, args...)
 }
 
 // Conflictf reports a state conflict with the given code.
-func Conflictf(code, format string, args ...any) *Error {
+func Conflictf(code Code, format string, args ...any) *Error {
 	return E(Conflict, code, format, args...)
 }
 
 // Forbiddenf reports a forbidden action with the given code.
-func Forbiddenf(code, format string, args ...any) *Error {
+func Forbiddenf(code Code, format string, args ...any) *Error {
 	return E(Forbidden, code, format, args...)
 }
 
@@ -84,13 +84,13 @@ func (v *Validation) Err() error {
 	if len(v.fields) == 0 {
 		return nil
 	}
-	return &Error{Kind: Invalid, Code: "validation_failed", Message: "validation failed", Fields: v.fields}
+	return &Error{Kind: Invalid, Code: CodeValidationFailed, Message: "validation failed", Fields: v.fields}
 }
 
 // Invalidf reports a single offending field.
 func Invalidf(location string, value any, format string, args ...any) *Error {
 	return &Error{
-		Kind: Invalid, Code: "validation_failed", Message: "validation failed",
+		Kind: Invalid, Code: CodeValidationFailed, Message: "validation failed",
 		Fields: []FieldError{{Location: location, Message: fmt.Sprintf(format, args...), Value: value}},
 	}
 }
@@ -109,10 +109,6 @@ func Is(err error, kind Kind) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Kind == kind
 }
-
-// CodeStoreUnavailable is the code of a request that failed because the
-// database could not be reached; retrying later may succeed.
-const CodeStoreUnavailable = "store_unavailable"
 
 // unavailableClassifiers recognise errors that mean "the store cannot be
 // reached" (a refused connection, a server shutting down); each storage

@@ -107,7 +107,7 @@ func readUpTo(r *http.Request, limit int64) (body []byte, complete bool) {
 // reports them as for every other body.
 func inspectJSON(body []byte) error {
 	if !utf8.Valid(body) {
-		return errs.E(errs.Malformed, "invalid_utf8", "the request body is not valid UTF-8")
+		return errs.E(errs.Malformed, CodeInvalidUTF8, "the request body is not valid UTF-8")
 	}
 	dec := jsontext.NewDecoder(bytes.NewReader(body))
 	for {
@@ -140,7 +140,7 @@ func duplicateOrNil(dec *jsontext.Decoder, err error) error {
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) && errors.Is(se.Err, jsontext.ErrDuplicateName) {
 		loc := location(dec, se.JSONPointer)
-		return &errs.Error{Kind: errs.Malformed, Code: "duplicate_member",
+		return &errs.Error{Kind: errs.Malformed, Code: CodeDuplicateMember,
 			Message: "the member " + loc + " appears twice in one object; send each member once",
 			Fields:  []errs.FieldError{{Location: loc, Message: "duplicate member name"}}}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"atcp/internal/auth"
+	"atcp/internal/errs"
 	"atcp/internal/httpapi"
 	"atcp/internal/testkit"
 )
@@ -165,7 +166,8 @@ func TestEdgeCharsetDuplicatesAndUTF8(t *testing.T) {
 	cases := []struct {
 		name, contentType, body string
 		status                  int
-		code, location          string
+		code                    errs.Code
+		location                string
 	}{
 		{"plain", "application/json", ok, 200, "", ""},
 		{"utf-8 named", "application/json; charset=UTF-8", ok, 200, "", ""},

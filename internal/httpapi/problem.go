@@ -24,7 +24,7 @@ type Problem struct {
 	Title    string              `json:"title" doc:"Short summary of the problem type."`
 	Status   int                 `json:"status" doc:"HTTP status code."`
 	Detail   string              `json:"detail" doc:"Explanation of this occurrence."`
-	Code     string              `json:"code" doc:"Stable machine-readable cause, e.g. validation_failed, insufficient_scope, FCR_PREQUALIFIED_CAPACITY_EXCEEDED."`
+	Code     errs.Code           `json:"code" doc:"Stable machine-readable cause, e.g. validation_failed, insufficient_scope, FCR_PREQUALIFIED_CAPACITY_EXCEEDED."`
 	Instance string              `json:"instance,omitempty" doc:"Identifies this occurrence: urn:atcp:request:<request id>."`
 	Errors   []*huma.ErrorDetail `json:"errors,omitempty" doc:"Each offending field (422)."`
 	// ValidIntervals lists tender intervals when a bid interval is not one.
@@ -64,37 +64,37 @@ var statusOf = map[errs.Kind]int{
 
 // defaultCode is the code of a problem raised by the HTTP layer itself
 // (huma's decoding and validation) rather than by domain code.
-func defaultCode(status int) string {
+func defaultCode(status int) errs.Code {
 	switch status {
 	case http.StatusBadRequest:
-		return "malformed_request"
+		return errs.CodeMalformedRequest
 	case http.StatusUnauthorized:
-		return "invalid_token"
+		return CodeInvalidToken
 	case http.StatusForbidden:
-		return "insufficient_scope"
+		return CodeInsufficientScope
 	case http.StatusNotFound:
-		return "not_found"
+		return errs.CodeNotFound
 	case http.StatusMethodNotAllowed:
-		return "method_not_allowed"
+		return CodeMethodNotAllowed
 	case http.StatusConflict:
-		return "conflict"
+		return CodeConflict
 	case http.StatusRequestEntityTooLarge:
-		return "request_too_large"
+		return CodeRequestTooLarge
 	case http.StatusUnsupportedMediaType:
-		return "unsupported_media_type"
+		return CodeUnsupportedMediaType
 	case http.StatusUnprocessableEntity:
-		return "validation_failed"
+		return errs.CodeValidationFailed
 	case http.StatusTooManyRequests:
-		return "rate_limited"
+		return CodeRateLimited
 	case http.StatusServiceUnavailable:
-		return "unavailable"
+		return CodeUnavailable
 	case http.StatusNotAcceptable:
-		return "not_acceptable"
+		return CodeNotAcceptable
 	}
 	if status >= 500 {
-		return "internal_error"
+		return CodeInternalError
 	}
-	return strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_"))
+	return errs.Code(strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_")))
 }
 
 // NewProblem builds a problem of status with the layer's default code.

@@ -17,13 +17,6 @@ import (
 	"atcp/internal/errs"
 )
 
-// Error codes of integrations and secrets, stable parts of the API.
-const (
-	CodeIntegrationExists  = "integration_exists"
-	CodeSecretLimitReached = "secret_limit_reached"
-	CodeLastSecret         = "last_secret"
-)
-
 // MaxActiveSecrets is how many secrets an integration holds at most, so
 // that secrets can be rotated without downtime (document 1, Limits).
 const MaxActiveSecrets = 2

@@ -120,7 +120,7 @@ func TestSecretIDOf(t *testing.T) {
 }
 
 func TestSecretRules(t *testing.T) {
-	code := func(err error) string {
+	code := func(err error) errs.Code {
 		var e *errs.Error
 		if errors.As(err, &e) && e.Kind == errs.Conflict {
 			return e.Code
@@ -130,12 +130,12 @@ func TestSecretRules(t *testing.T) {
 		}
 		return ""
 	}
-	for held, want := range map[int]string{0: "", MaxActiveSecrets - 1: "", MaxActiveSecrets: CodeSecretLimitReached, MaxActiveSecrets + 1: CodeSecretLimitReached} {
+	for held, want := range map[int]errs.Code{0: "", MaxActiveSecrets - 1: "", MaxActiveSecrets: CodeSecretLimitReached, MaxActiveSecrets + 1: CodeSecretLimitReached} {
 		if got := code(AllowAnotherSecret(held)); got != want {
 			t.Errorf("adding to %d secrets: %q, want %q", held, got, want)
 		}
 	}
-	for held, want := range map[int]string{1: CodeLastSecret, 2: ""} {
+	for held, want := range map[int]errs.Code{1: CodeLastSecret, 2: ""} {
 		if got := code(AllowSecretDeletion(held)); got != want {
 			t.Errorf("deleting one of %d secrets: %q, want %q", held, got, want)
 		}

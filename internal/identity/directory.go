@@ -14,23 +14,6 @@ import (
 	"atcp/internal/errs"
 )
 
-// Error codes of the directory, stable parts of the API.
-const (
-	CodePlatformAdminRequired = "platform_admin_required"
-	CodeOrganizationExists    = "organization_exists"
-	CodeUserExists            = "user_exists"
-	CodeScopeNotHeld          = "scope_not_held"
-	CodeCannotDeleteSelf      = "cannot_delete_self"
-	CodeCannotChangeOwnScopes = "cannot_change_own_scopes"
-	CodePeopleOnly            = "people_only"
-	// The three reasons a set-password link cannot be used. All are of
-	// kind errs.NotFound; the set-password page answers 404 for an
-	// unknown link and 410 for a used or expired one.
-	CodeLinkUnknown = "set_password_link_unknown"
-	CodeLinkUsed    = "set_password_link_used"
-	CodeLinkExpired = "set_password_link_expired"
-)
-
 // SetPasswordPath is the path of the set-password page under the base URL.
 const SetPasswordPath = "/set-password"
 

@@ -7,10 +7,6 @@ import (
 	"atcp/internal/errs"
 )
 
-// CodeStrongerPrincipal is the 403 code of an operation on a user or an
-// integration holding a scope the caller does not hold.
-const CodeStrongerPrincipal = "stronger_principal"
-
 // principal is what the rule of acting on another principal reads of a
 // user or an integration.
 type principal struct {

@@ -155,9 +155,9 @@ var operations = []operation{
 // Outcomes of the matrix.
 const (
 	pass = "pass"
-	e404 = "404"                                   // not visible
-	e403 = "403 " + identity.CodeStrongerPrincipal // the target holds a scope the caller lacks
-	e409 = "409"                                   // the self rules
+	e404 = "404"                                           // not visible
+	e403 = "403 " + string(identity.CodeStrongerPrincipal) // the target holds a scope the caller lacks
+	e409 = "409"                                           // the self rules
 )
 
 func outcome(err error) string {
@@ -170,7 +170,7 @@ func outcome(err error) string {
 	case de.Kind == errs.NotFound:
 		return e404
 	case de.Kind == errs.Forbidden:
-		return "403 " + de.Code
+		return "403 " + string(de.Code)
 	case de.Kind == errs.Conflict && (de.Code == identity.CodeCannotDeleteSelf || de.Code == identity.CodeCannotChangeOwnScopes):
 		return e409
 	}

@@ -22,7 +22,7 @@ type Curtailment struct {
 // curtailment_ongoing). The store runs it in the transaction of the insert.
 func AllowCurtailment(ongoing *Curtailment) error {
 	if ongoing != nil {
-		return errs.Conflictf("curtailment_ongoing", "asset %q already has an ongoing curtailment", ongoing.AssetID)
+		return errs.Conflictf(CodeCurtailmentOngoing, "asset %q already has an ongoing curtailment", ongoing.AssetID)
 	}
 	return nil
 }

@@ -268,7 +268,7 @@ func overlapping(o Interval) error {
 	if o.End != nil {
 		end = "until " + o.End.Format(time.RFC3339)
 	}
-	e := errs.Conflictf("overlapping_interval", "overlaps the %s starting %s (%s); shorten or delete it first",
+	e := errs.Conflictf(CodeOverlappingInterval, "overlaps the %s starting %s (%s); shorten or delete it first",
 		o.Kind, o.Start.Format(time.RFC3339), end)
 	e.Extensions = map[string]any{"overlapping_start_time": o.Start}
 	return e
@@ -296,7 +296,7 @@ func find(existing []Interval, start time.Time) (Interval, error) {
 // an earlier end at least ShorteningLead ahead; it never extends.
 func PlanShorten(existing []Interval, start time.Time, s Shortening, now time.Time) (Change, error) {
 	if (s.NewEnd != nil) == s.EndNow {
-		return Change{}, errs.E(errs.Malformed, "bad_shortening", "send exactly one of new_end_time and end_now=true")
+		return Change{}, errs.E(errs.Malformed, CodeBadShortening, "send exactly one of new_end_time and end_now=true")
 	}
 	iv, err := find(existing, start)
 	if err != nil {
@@ -307,14 +307,14 @@ func PlanShorten(existing []Interval, start time.Time, s Shortening, now time.Ti
 		case iv.Ended(now):
 			return Change{Op: OpNone, Interval: iv}, nil
 		case iv.Start.After(now):
-			return Change{}, errs.Conflictf("interval_not_started", "the interval has not started; delete it instead")
+			return Change{}, errs.Conflictf(CodeIntervalNotStarted, "the interval has not started; delete it instead")
 		}
 		end := now
 		iv.End = &end
 		return Change{Op: OpSetEnd, Interval: iv}, nil
 	}
 	if iv.Ended(now) {
-		return Change{}, errs.Conflictf("interval_ended", "the interval ended at %s", iv.End.Format(time.RFC3339))
+		return Change{}, errs.Conflictf(CodeIntervalEnded, "the interval ended at %s", iv.End.Format(time.RFC3339))
 	}
 	end := s.NewEnd.UTC()
 	switch {
@@ -337,7 +337,7 @@ func PlanDelete(existing []Interval, start time.Time, now time.Time) (Change, er
 		return Change{}, err
 	}
 	if !iv.Start.After(now) {
-		return Change{}, errs.Conflictf("interval_started", "the interval started at %s; end it with PATCH instead", iv.Start.Format(time.RFC3339))
+		return Change{}, errs.Conflictf(CodeIntervalStarted, "the interval started at %s; end it with PATCH instead", iv.Start.Format(time.RFC3339))
 	}
 	return Change{Op: OpDelete, Interval: iv}, nil
 }

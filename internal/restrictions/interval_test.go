@@ -131,7 +131,7 @@ func TestFull(t *testing.T) {
 	}
 }
 
-func code(err error) string {
+func code(err error) errs.Code {
 	if e, ok := err.(*errs.Error); ok {
 		return e.Code
 	}
@@ -149,7 +149,7 @@ func TestPlans(t *testing.T) {
 		name string
 		plan func() (Change, error)
 		op   Op
-		code string
+		code errs.Code
 		end  *time.Time
 	}{
 		{"create touching", func() (Change, error) {

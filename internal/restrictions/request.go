@@ -106,7 +106,7 @@ func (f RequestFilter) Validate() error {
 
 // errLapsed is returned by Decide for a request that expired while
 // pending; the caller persists the expiry and reports it.
-var errLapsed = errs.Conflictf("request_expired", "the request's window passed while it was pending")
+var errLapsed = errs.Conflictf(CodeRequestExpired, "the request's window passed while it was pending")
 
 // Decide applies d to r at now, or says why it may not. An expired
 // request comes back as Expired with a 409 request_expired, for the
@@ -118,10 +118,10 @@ func Decide(r Request, d Decision, now time.Time) (Request, error) {
 		return r, errLapsed
 	}
 	if r.Status != Pending {
-		return r, errs.Conflictf("request_not_pending", "the request is %s", r.Status)
+		return r, errs.Conflictf(CodeRequestNotPending, "the request is %s", r.Status)
 	}
 	if d.To == Cancelled && !d.Admin && d.By != r.RequestedBy {
-		return r, errs.Forbiddenf("not_requester", "only the requester or a platform administrator may cancel a request")
+		return r, errs.Forbiddenf(CodeNotRequester, "only the requester or a platform administrator may cancel a request")
 	}
 	r.Status, r.DecidedBy, r.DecisionNote = d.To, &d.By, d.Note
 	at := now

@@ -17,7 +17,7 @@ func TestDecide(t *testing.T) {
 		d    Decision
 		now  time.Time
 		want Status
-		code string
+		code errs.Code
 	}{
 		{"approve", pending, Decision{To: Approved, By: "bob"}, t0, Approved, ""},
 		{"reject", pending, Decision{To: Rejected, By: "bob"}, t0, Rejected, ""},

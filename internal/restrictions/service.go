@@ -348,7 +348,7 @@ func approvalFailed(err error) error {
 	var e *errs.Error
 	if errors.As(err, &e) {
 		c := *e
-		c.Code, c.Message = "approval_validation_failed", "the request no longer passes validation against the asset's live data"
+		c.Code, c.Message = CodeApprovalValidationFailed, "the request no longer passes validation against the asset's live data"
 		return &c
 	}
 	return err

@@ -51,7 +51,7 @@ func (s *Service) physical(ctx context.Context, v auth.Visibility, assetID strin
 		return err
 	}
 	if a.IsVirtual() {
-		return errs.Conflictf("virtual_asset", "asset %q is virtual; segment its parent %q instead", assetID, *a.ParentAssetID)
+		return errs.Conflictf(assets.CodeVirtualAsset, "asset %q is virtual; segment its parent %q instead", assetID, *a.ParentAssetID)
 	}
 	return nil
 }
@@ -84,7 +84,7 @@ func (s *Service) Put(ctx context.Context, v auth.Visibility, assetID string, mo
 		id := VirtualAssetID(assetID, g.ID)
 		a, err := s.registry.Get(ctx, auth.Visibility{All: true}, id)
 		if err == nil && !a.IsVirtual() {
-			return Segmentation{}, errs.Conflictf("virtual_asset_id_taken", "segment %q would have the virtual asset id %q, which a physical asset has", g.ID, id)
+			return Segmentation{}, errs.Conflictf(CodeVirtualAssetIDTaken, "segment %q would have the virtual asset id %q, which a physical asset has", g.ID, id)
 		}
 		if err != nil && !errs.Is(err, errs.NotFound) {
 			return Segmentation{}, err
@@ -101,7 +101,7 @@ func (s *Service) Put(ctx context.Context, v auth.Visibility, assetID string, mo
 					removed = append(removed, g.ID)
 				}
 			}
-			if err := s.checkUnused(ctx, assetID, removed, now, "segment_in_use"); err != nil {
+			if err := s.checkUnused(ctx, assetID, removed, now, CodeSegmentInUse); err != nil {
 				return Segmentation{}, err
 			}
 		}
@@ -121,7 +121,7 @@ func (s *Service) Activate(ctx context.Context, v auth.Visibility, assetID strin
 			return Segmentation{}, notFound(assetID)
 		}
 		if cur.Status == Active {
-			return Segmentation{}, errs.Conflictf("segmentation_active", "the segmentation of asset %q is active already", assetID)
+			return Segmentation{}, errs.Conflictf(CodeSegmentationActive, "the segmentation of asset %q is active already", assetID)
 		}
 		// The parent's own future bids would come on top of its segments'
 		// and could exceed the battery's prequalified capacity. Read under
@@ -135,7 +135,7 @@ func (s *Service) Activate(ctx context.Context, v auth.Visibility, assetID strin
 			n += c
 		}
 		if n > 0 {
-			return Segmentation{}, errs.Conflictf("asset_has_bids",
+			return Segmentation{}, errs.Conflictf(CodeAssetHasBids,
 				"asset %q holds %d committed future bids; its segments would bid on top of them: cancel them or let them end before activating", assetID, n)
 		}
 		next := *cur
@@ -156,7 +156,7 @@ func (s *Service) Delete(ctx context.Context, v auth.Visibility, assetID string)
 		for i, g := range cur.Segments {
 			ids[i] = g.ID
 		}
-		return s.checkUnused(ctx, assetID, ids, now, "segmentation_in_use")
+		return s.checkUnused(ctx, assetID, ids, now, CodeSegmentationInUse)
 	})
 	if errs.Is(err, errs.NotFound) {
 		return notFound(assetID)
@@ -166,7 +166,7 @@ func (s *Service) Delete(ctx context.Context, v auth.Visibility, assetID string)
 
 // checkUnused refuses (409 code) when a virtual asset of segmentIDs holds
 // committed bids ending after now.
-func (s *Service) checkUnused(ctx context.Context, parentID string, segmentIDs []string, now time.Time, code string) error {
+func (s *Service) checkUnused(ctx context.Context, parentID string, segmentIDs []string, now time.Time, code errs.Code) error {
 	var busy []string
 	for _, id := range segmentIDs {
 		vid := VirtualAssetID(parentID, id)

@@ -319,7 +319,7 @@ func TestAssetStoreDelete(t *testing.T) {
 	})
 }
 
-func isAssetError(err error, kind errs.Kind, code string) bool {
+func isAssetError(err error, kind errs.Kind, code errs.Code) bool {
 	e, ok := err.(*errs.Error)
 	return ok && e.Kind == kind && e.Code == code
 }

@@ -47,7 +47,7 @@ func override(asset string, p afrr.Product, from, to int) afrr.Override {
 	return afrr.Override{ID: uuid.NewString(), AssetID: asset, Product: p, Start: qh(from), End: qh(to), CreatedAt: testkit.Start}
 }
 
-func expectCode(t *testing.T, err error, kind errs.Kind, code string) {
+func expectCode(t *testing.T, err error, kind errs.Kind, code errs.Code) {
 	t.Helper()
 	var e *errs.Error
 	if !errors.As(err, &e) || e.Kind != kind || e.Code != code {

@@ -51,7 +51,7 @@ func fcrBid(iv calendar.Interval, key string, mw float64) bids.NewBid {
 	return nb
 }
 
-func isCode(err error, code string) bool {
+func isCode(err error, code errs.Code) bool {
 	var e *errs.Error
 	return errors.As(err, &e) && e.Code == code
 }

@@ -48,7 +48,7 @@ func newSecret(integrationID string, at time.Time) identity.StoredSecret {
 		Hash: "hash-" + uuid.NewString()}
 }
 
-func wantKind(t *testing.T, err error, kind errs.Kind, code string) {
+func wantKind(t *testing.T, err error, kind errs.Kind, code errs.Code) {
 	t.Helper()
 	var de *errs.Error
 	if !errors.As(err, &de) || de.Kind != kind || (code != "" && de.Code != code) {

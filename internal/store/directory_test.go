@@ -51,7 +51,7 @@ func issueLink(t *testing.T, u identity.User, l identity.SetPasswordLink) func(i
 	}
 }
 
-func dirCode(err error) string {
+func dirCode(err error) errs.Code {
 	var e *errs.Error
 	if errors.As(err, &e) {
 		return e.Code

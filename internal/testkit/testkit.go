@@ -24,6 +24,7 @@ import (
 
 	"atcp/internal/auth"
 	"atcp/internal/clock"
+	"atcp/internal/errs"
 	"atcp/internal/httpapi"
 	"atcp/internal/identity"
 	"atcp/internal/store"
@@ -318,7 +319,7 @@ func (h *Harness) Send(req *http.Request) *Response {
 
 // Expect fails the test unless the response has status; for problems it
 // also checks the content type and, when code is not empty, the code.
-func (r *Response) Expect(t testing.TB, status int, code string) *Response {
+func (r *Response) Expect(t testing.TB, status int, code errs.Code) *Response {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
@@ -328,8 +329,8 @@ func (r *Response) Expect(t testing.TB, status int, code string) *Response {
 			t.Fatalf("content type %q, want application/problem+json: %s", ct, r.Body)
 		}
 		var p struct {
-			Code   string `json:"code"`
-			Status int    `json:"status"`
+			Code   errs.Code `json:"code"`
+			Status int       `json:"status"`
 		}
 		r.JSON(t, &p)
 		if p.Status != status {

@@ -22,15 +22,6 @@ import (
 	"atcp/internal/telemetry/simulator"
 )
 
-// Error codes of the adapter.
-const (
-	// CodeAssetUnreachable: the broker connection is down, the gateway is
-	// offline or its measurements are stale.
-	CodeAssetUnreachable = "asset_unreachable"
-	// CodeTopicPrefixTaken: another attached asset uses the topic prefix.
-	CodeTopicPrefixTaken = "adapter_topic_prefix_taken"
-)
-
 // Defaults of Options.
 const (
 	DefaultStaleness       = 5 * time.Second

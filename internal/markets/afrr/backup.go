@@ -11,6 +11,7 @@ import (
 
 	"atcp/internal/assets"
 	"atcp/internal/errs"
+	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/textrule"
 )
@@ -238,14 +239,14 @@ func gateOpen(blockStart, now time.Time) error {
 	if now.Before(gate) {
 		return nil
 	}
-	return errs.Conflictf("gate_closed", "the backup-market gate for the block starting %s closed at %s",
+	return errs.Conflictf(bids.CodeGateClosed, "the backup-market gate for the block starting %s closed at %s",
 		blockStart.Format(time.RFC3339), gate.Format(time.RFC3339))
 }
 
 // OverlapConflict is the 409 override_overlaps for o, which overlaps the
 // stored overrides named by ids.
 func OverlapConflict(o Override, ids []string) error {
-	return errs.Conflictf("override_overlaps",
+	return errs.Conflictf(CodeOverrideOverlaps,
 		"the %s override %s to %s overlaps override(s) %s of the same product; overrides of one product must not overlap",
 		o.Product, o.Start.Format(time.RFC3339), o.End.Format(time.RFC3339), strings.Join(ids, ", "))
 }
@@ -258,5 +259,5 @@ func OverrideNotFound(id string) error {
 // NoDefault is the 404 no_default of a product that has never had a
 // default.
 func NoDefault(assetID string, p Product) error {
-	return errs.E(errs.NotFound, "no_default", "asset %q has no %s backup-market default; set one with PUT", assetID, p)
+	return errs.E(errs.NotFound, CodeNoDefault, "asset %q has no %s backup-market default; set one with PUT", assetID, p)
 }

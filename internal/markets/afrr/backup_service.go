@@ -96,7 +96,7 @@ func (s *BackupService) Asset(ctx context.Context, v auth.Visibility, assetID st
 func (s *BackupService) DeleteOverride(ctx context.Context, v auth.Visibility, assetID, id string) error {
 	parsed, err := uuid.Parse(id)
 	if err != nil || len(id) != len(parsed.String()) {
-		return &errs.Error{Kind: errs.Malformed, Code: "malformed_request", Message: "bid_id must be a UUID",
+		return &errs.Error{Kind: errs.Malformed, Code: errs.CodeMalformedRequest, Message: "bid_id must be a UUID",
 			Fields: []errs.FieldError{{Location: "path.bid_id", Message: "must be a UUID", Value: id}}}
 	}
 	if _, err := s.assets.Get(ctx, v, assetID); err != nil {

@@ -137,8 +137,8 @@ func TestNewOverride(t *testing.T) {
 		name   string
 		change func(r *afrr.OverrideRequest)
 		now    time.Time
-		fields []string // 422 locations
-		code   string   // else the code of another error
+		fields []string  // 422 locations
+		code   errs.Code // else the code of another error
 	}{
 		{name: "valid", change: func(*afrr.OverrideRequest) {}},
 		{name: "all values unset", change: func(r *afrr.OverrideRequest) { r.Price, r.MaxCapacityMW, r.Note = nil, nil, nil }},

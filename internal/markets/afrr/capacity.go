@@ -19,9 +19,6 @@ var CapacityMaxPrice = bids.EUR(15000)
 // bid carries, in EUR/MWh; negative means the provider pays.
 var CapacityEnergyPriceBounds = bids.PriceBounds{Min: bids.EUR(-15000), Max: bids.EUR(15000)}
 
-// CapacityCeilingCode is the 409 code of a prequalified-capacity breach.
-const CapacityCeilingCode = "AFRR_PREQUALIFIED_CAPACITY_EXCEEDED"
-
 // CapacityRules are the aFRR capacity market's rules for the bid engine:
 // directional bids (pos, neg) on the daily tender blocks, a capacity and
 // an energy price, and a ceiling per direction.
@@ -37,7 +34,7 @@ func CapacityRules() bids.Rules {
 		Tendered:      true,
 		CapacityPrice: &bids.PriceBounds{Min: 0, Max: CapacityMaxPrice},
 		EnergyPrice:   &CapacityEnergyPriceBounds,
-		CeilingCode:   CapacityCeilingCode,
+		CeilingCode:   CodePrequalifiedCapacityExceeded,
 		Ceiling:       func(a assets.Asset, p bids.Product) float64 { return PrequalifiedMW(a, Product(p)) },
 	}
 }

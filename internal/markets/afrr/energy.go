@@ -34,7 +34,7 @@ func EnergyRules() bids.Rules {
 		Enabled:     func(a assets.Asset) bool { return a.AFRREnabled },
 		Window:      calendar.AFRREnergyWindow,
 		EnergyPrice: &bids.PriceBounds{Min: MinEnergyPrice, Max: MaxEnergyPrice},
-		CeilingCode: "AFRR_PREQUALIFIED_CAPACITY_EXCEEDED",
+		CeilingCode: CodePrequalifiedCapacityExceeded,
 		Ceiling:     func(a assets.Asset, p bids.Product) float64 { return PrequalifiedMW(a, Product(p)) },
 	}
 }
@@ -95,7 +95,7 @@ func (s *EnergyService) Update(ctx context.Context, v auth.Visibility, assetID, 
 		return bids.Bid{}, nil, err
 	}
 	if cur.Status != bids.Pending {
-		return bids.Bid{}, nil, errs.Conflictf("bid_not_pending", "bid %s is %s; only PENDING aFRR energy bids can change (there is no late edit of an energy bid)", cur.ID, cur.Status)
+		return bids.Bid{}, nil, errs.Conflictf(bids.CodeBidNotPending, "bid %s is %s; only PENDING aFRR energy bids can change (there is no late edit of an energy bid)", cur.ID, cur.Status)
 	}
 	var val errs.Validation
 	onePeriod(&val, "body.end_time", c.Start, c.End)

@@ -87,7 +87,7 @@ func forEachPeriod(iv calendar.Interval, f func(start int64)) {
 }
 
 // CeilingError is the 409 of breaches, with the periods extension.
-func CeilingError(code, marketName string, breaches []Breach) error {
+func CeilingError(code errs.Code, marketName string, breaches []Breach) error {
 	first := breaches[0]
 	e := errs.Conflictf(code,
 		"the request exceeds the prequalified %s capacity in %d period(s); first at %s (%s): %g MW committed + %g MW requested > %g MW; nothing was stored",

@@ -186,7 +186,7 @@ func fieldErrors(v, outOfRange *errs.Validation, sugg []calendar.Interval) error
 	}
 	if err := outOfRange.Err(); err != nil {
 		e := err.(*errs.Error)
-		e.Code, e.Message = "PRICE_OUT_OF_RANGE", "price out of range"
+		e.Code, e.Message = CodePriceOutOfRange, "price out of range"
 		return e
 	}
 	return nil
@@ -292,7 +292,7 @@ func hull(ivs ...calendar.Interval) calendar.Interval {
 }
 
 func (e *Engine) notEnabled(a assets.Asset) error {
-	return errs.Conflictf("market_not_enabled", "asset %q does not take part in the %s market (enable it on the asset first)", a.ID, e.rules.Name)
+	return errs.Conflictf(CodeMarketNotEnabled, "asset %q does not take part in the %s market (enable it on the asset first)", a.ID, e.rules.Name)
 }
 
 // biddable resolves the asset a bid write addresses and refuses a
@@ -310,7 +310,7 @@ func (e *Engine) biddable(ctx context.Context, v auth.Visibility, assetID string
 		return assets.Asset{}, err
 	}
 	if segmented {
-		return assets.Asset{}, errs.Conflictf("asset_segmented",
+		return assets.Asset{}, errs.Conflictf(CodeAssetSegmented,
 			"asset %q has an active segmentation; bid on its virtual assets (%s.<segment>) instead", a.ID, a.ID)
 	}
 	return a, nil
@@ -489,20 +489,20 @@ func (e *Engine) Update(ctx context.Context, v auth.Visibility, assetID, bidID s
 			}
 			for _, o := range existing {
 				if o.ID != b.ID && o.sameScope(upd) {
-					return Changes{}, errs.Conflictf("idempotency_key_in_use", "bid %s already uses idempotency key %q for this interval", o.ID, *upd.IdempotencyKey)
+					return Changes{}, errs.Conflictf(CodeIdempotencyKeyInUse, "bid %s already uses idempotency key %q for this interval", o.ID, *upd.IdempotencyKey)
 				}
 			}
 		case Submitted:
 			if !next.Start.Equal(b.Start) || !next.End.Equal(b.End) {
-				return Changes{}, errs.Conflictf("bid_not_pending", "start_time and end_time of a submitted bid cannot change; only offered_power_mw and the prices can")
+				return Changes{}, errs.Conflictf(CodeBidNotPending, "start_time and end_time of a submitted bid cannot change; only offered_power_mw and the prices can")
 			}
 			if c.IdempotencyKey != nil && (b.IdempotencyKey == nil || *b.IdempotencyKey != *c.IdempotencyKey) {
-				return Changes{}, errs.Conflictf("bid_not_pending", "the idempotency_key of a submitted bid cannot change")
+				return Changes{}, errs.Conflictf(CodeBidNotPending, "the idempotency_key of a submitted bid cannot change")
 			}
 			upd.LastEdit = &EditAttempt{EditType: EditModify, Status: EditPendingResync, AttemptedAt: now,
 				RequestedValues: EditValues{OfferedMW: c.OfferedMW, CapacityPrice: capPrice, EnergyPrice: energyPrice}}
 		default:
-			return Changes{}, errs.Conflictf("bid_not_pending", "bid %s is %s; only PENDING and SUBMITTED bids can change", b.ID, b.Status)
+			return Changes{}, errs.Conflictf(CodeBidNotPending, "bid %s is %s; only PENDING and SUBMITTED bids can change", b.ID, b.Status)
 		}
 		upd.UpdatedAt = now
 		probe := upd
@@ -614,7 +614,7 @@ func (e *Engine) Delete(ctx context.Context, v auth.Visibility, assetID, bidID s
 			return Changes{}, err
 		}
 		if b.Status != Pending {
-			return Changes{}, errs.Conflictf("bid_not_pending", "bid %s is %s; only PENDING bids can be deleted", b.ID, b.Status)
+			return Changes{}, errs.Conflictf(CodeBidNotPending, "bid %s is %s; only PENDING bids can be deleted", b.ID, b.Status)
 		}
 		return Changes{Delete: []string{b.ID}}, nil
 	})

@@ -25,7 +25,7 @@ type Rules struct {
 	CapacityPrice *PriceBounds // nil: the market has no capacity price
 	EnergyPrice   *PriceBounds // nil: the market has no energy price
 	// CeilingCode is the 409 code of a prequalified-capacity breach.
-	CeilingCode string
+	CeilingCode errs.Code
 	// Ceiling is the prequalified capacity of the asset for a product.
 	Ceiling func(a assets.Asset, p Product) float64
 }
@@ -110,10 +110,10 @@ func (r Rules) GateError(iv calendar.Interval, now time.Time) (warning string, e
 	w := r.Window(iv)
 	switch {
 	case now.Before(w.Opens):
-		return "", errs.Conflictf("bidding_not_open", "%s bidding for %s opens at %s",
+		return "", errs.Conflictf(CodeBiddingNotOpen, "%s bidding for %s opens at %s",
 			r.Name, describe(iv), w.Opens.Format(time.RFC3339))
 	case !now.Before(w.Closes):
-		return "", errs.Conflictf("gate_closed", "the %s gate for %s closed at %s",
+		return "", errs.Conflictf(CodeGateClosed, "the %s gate for %s closed at %s",
 			r.Name, describe(iv), w.Closes.Format(time.RFC3339))
 	case w.Late(now):
 		return fmt.Sprintf("%s is past the recommended deadline %s; it is accepted but may not reach the market before the gate at %s",

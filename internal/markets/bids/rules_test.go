@@ -101,8 +101,9 @@ func TestIntervalProblem(t *testing.T) {
 
 func TestGates(t *testing.T) {
 	for _, c := range []struct {
-		name, block, now, code string
-		late                   bool
+		name, block, now string
+		code             errs.Code
+		late             bool
 	}{
 		// Delivery 2026-02-02 (CET): opens 2026-01-26 11:00 CET, recommended 2026-02-01 07:30, gate 08:00.
 		{"before opening", "2026-02-01T23:00:00Z", "2026-01-26T09:59:59Z", "bidding_not_open", false},
@@ -234,7 +235,7 @@ func TestPrepare(t *testing.T) {
 		name string
 		sub  Submission
 		locs string // the error locations, comma-separated
-		code string
+		code errs.Code
 		sugg int
 	}{
 		{"valid", Submission{Bids: []NewBid{b1, b2}}, "", "", 0},

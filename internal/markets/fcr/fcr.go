@@ -41,7 +41,7 @@ func Rules(cfg Config) bids.Rules {
 		Window:        func(iv calendar.Interval) calendar.Window { return calendar.FCRWindow(calendar.DayOf(iv.Start)) },
 		Tendered:      true,
 		CapacityPrice: &bids.PriceBounds{Min: 0, Max: maxPrice},
-		CeilingCode:   "FCR_PREQUALIFIED_CAPACITY_EXCEEDED",
+		CeilingCode:   CodePrequalifiedCapacityExceeded,
 		Ceiling:       func(a assets.Asset, _ bids.Product) float64 { return a.FCRPrequalifiedMW },
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"atcp/internal/assets"
 	"atcp/internal/assets/assetshttp"
 	"atcp/internal/auth"
+	"atcp/internal/errs"
 	"atcp/internal/identity"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/fcr"
@@ -374,7 +375,7 @@ func TestWithTheServersBidStore(t *testing.T) {
 		assetshttp.Register(h.Server, registry)
 		segmentationhttp.Register(h.Server, svc)
 		acme := h.TokenFor("acme", auth.AssetRead, auth.AssetWrite)
-		timed := func(method, path string, body any, status int, code string) {
+		timed := func(method, path string, body any, status int, code errs.Code) {
 			t.Helper()
 			start := time.Now()
 			h.Do(method, path, acme, body).Expect(t, status, code)

@@ -149,7 +149,7 @@ func (s assetStore) Create(ctx context.Context, a assets.Asset) (_ assets.Asset,
 		args := append([]any{a.ID, a.OrganizationID, a.CreatedAt}, assetValues(a)...)
 		if _, err := tx.Exec(ctx, assetInsert, args...); err != nil {
 			if isUniqueViolation(err) {
-				return errs.Conflictf("asset_exists", "asset id %q is taken (ids of deleted assets are never reused)", a.ID)
+				return errs.Conflictf(assets.CodeAssetExists, "asset id %q is taken (ids of deleted assets are never reused)", a.ID)
 			}
 			return err
 		}

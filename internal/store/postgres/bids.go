@@ -137,7 +137,7 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 }
 
 func keyInUse(b bids.Bid) error {
-	return errs.Conflictf("idempotency_key_in_use", "another bid already uses this idempotency key for %s/%s",
+	return errs.Conflictf(bids.CodeIdempotencyKeyInUse, "another bid already uses this idempotency key for %s/%s",
 		b.Start.Format(time.RFC3339), b.End.Format(time.RFC3339))
 }
 

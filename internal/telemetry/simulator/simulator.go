@@ -70,7 +70,7 @@ func (s *Simulator) Add(cfg Config, now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.batteries[cfg.AssetID]; ok {
-		return errs.Conflictf("asset_simulated", "asset %s is already simulated", cfg.AssetID)
+		return errs.Conflictf(CodeAssetSimulated, "asset %s is already simulated", cfg.AssetID)
 	}
 	b := NewBattery(cfg, s.seed, now)
 	b.SetFrequency(s.frequency)

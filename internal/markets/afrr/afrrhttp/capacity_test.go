@@ -12,6 +12,7 @@ import (
 
 	"atcp/internal/assets"
 	"atcp/internal/auth"
+	"atcp/internal/errs"
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/afrr/afrrhttp"
@@ -147,7 +148,7 @@ type capSubmitted struct {
 	UpdatedCount  *int      `json:"updated_count"`
 }
 
-func (e *capEnv) post(t *testing.T, base string, body any, status int, code string) capSubmitted {
+func (e *capEnv) post(t *testing.T, base string, body any, status int, code errs.Code) capSubmitted {
 	t.Helper()
 	var out capSubmitted
 	r := e.h.Do(http.MethodPost, base+"/bids", e.rw, body).Expect(t, status, code)
@@ -252,7 +253,7 @@ func TestCapacitySubmitRejections(t *testing.T) {
 		for _, tc := range []struct {
 			name string
 			body any
-			code string
+			code errs.Code
 		}{
 			{"unaligned", capSubmit(capBid([2]string{"2026-02-01T23:07:00Z", capBlock1[1]}, "neg", "", 10, 0, 1)), "validation_failed"},
 			{"capacity price above 15000", capSubmit(capBid(capBlock1, "neg", "", "15000.01", 0, 1)), "PRICE_OUT_OF_RANGE"},

@@ -13,6 +13,7 @@ import (
 
 	"atcp/internal/assets"
 	"atcp/internal/auth"
+	"atcp/internal/errs"
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/afrr/afrrhttp"
@@ -113,7 +114,7 @@ type enBids struct {
 	Warnings      []string `json:"warnings"`
 }
 
-func (e *energyEnv) post(t *testing.T, body any, status int, code string) enBids {
+func (e *energyEnv) post(t *testing.T, body any, status int, code errs.Code) enBids {
 	t.Helper()
 	var out enBids
 	r := e.h.Do(http.MethodPost, enBase+"/bids", e.rw, body).Expect(t, status, code)

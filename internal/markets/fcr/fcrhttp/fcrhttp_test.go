@@ -11,6 +11,7 @@ import (
 
 	"atcp/internal/assets"
 	"atcp/internal/auth"
+	"atcp/internal/errs"
 	"atcp/internal/identity"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/fcr"
@@ -118,7 +119,7 @@ type submitted struct {
 	Warnings      []string `json:"warnings"`
 }
 
-func (e env) post(t *testing.T, body any, status int, code string) submitted {
+func (e env) post(t *testing.T, body any, status int, code errs.Code) submitted {
 	t.Helper()
 	var out submitted
 	r := e.h.Do(http.MethodPost, asset+"/bids", e.rw, body).Expect(t, status, code)
