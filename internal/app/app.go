@@ -21,6 +21,8 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/clock"
 	"atcp/internal/config"
+	"atcp/internal/contacts"
+	"atcp/internal/contacts/contactshttp"
 	"atcp/internal/control"
 	"atcp/internal/dispatch"
 	"atcp/internal/dispatch/dispatchhttp"
@@ -63,6 +65,7 @@ type App struct {
 	Assets       *assets.Service
 	Segmentation *segmentation.Service
 	Restrictions *restrictions.Service
+	Contacts     *contacts.Service
 	Backup       *afrr.BackupService
 	FCR          *fcr.Service
 	Capacity     *afrr.CapacityService
@@ -145,6 +148,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Energy = afrr.NewEnergyService(a.Assets, a.Store.Bids(), a.Clock)
 	a.Backup = afrr.NewBackupService(a.Store.BackupMarket(), a.Assets, a.Clock)
 	a.Restrictions = restrictions.NewService(a.Store.Restrictions(), a.Assets, a.Clock)
+	a.Contacts = contacts.NewService(a.Store.Contacts(), a.Assets, a.Clock)
 
 	// The simulated market stands in for the TSOs' platform: it forwards,
 	// clears and settles with the replayed days' published results.
@@ -193,6 +197,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	assetshttp.Register(a.Server, a.Assets)
 	segmentationhttp.Register(a.Server, a.Segmentation)
 	restrictionshttp.Register(a.Server, a.Restrictions)
+	contactshttp.Register(a.Server, a.Contacts)
 	afrrhttp.RegisterBackup(a.Server, a.Backup)
 	fcrhttp.Register(a.Server, a.FCR)
 	afrrhttp.RegisterCapacity(a.Server, a.Capacity)

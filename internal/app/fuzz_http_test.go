@@ -18,6 +18,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -161,6 +162,7 @@ type fuzzServer struct {
 	ops   []fuzzOp
 	// ids made by the fixtures
 	fcrBid, capacityBid, energyBid, backupOverride, request string
+	contact                                                 int64
 	integrations, secrets                                   [2]string
 	admin, member                                           string
 	tokensAt                                                time.Time
@@ -388,6 +390,8 @@ func (s *fuzzServer) pathValue(path, name string, n uint8) (string, bool) {
 		return fuzzTarget, true
 	case "request_id":
 		return s.request, true
+	case "contact_id":
+		return strconv.FormatInt(s.contact, 10), true
 	}
 	return "", false
 }
@@ -692,6 +696,11 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 	s.must(tb, "PUT", "/v1/assets/"+fuzzAssetB+"/segmentation", admin, segments, nil)
 	s.must(tb, "PUT", "/v1/assets/"+fuzzAssetV+"/segmentation", admin, segments, nil)
 	s.must(tb, "POST", "/v1/assets/"+fuzzAssetV+"/segmentation/activate", admin, "", nil)
+	var contact struct {
+		ContactID int64 `json:"contact_id"`
+	}
+	s.must(tb, "POST", a+"/contacts", admin, `{"name":"Leitwarte","email":"leitwarte@fuzz.example","is_emergency":true}`, &contact)
+	s.contact = contact.ContactID
 
 	// Integration 0 has two secrets (the most it may have), so that one
 	// can be deleted; integration 1 has one, so that one can be added.
@@ -791,6 +800,11 @@ var fuzzExamples = map[string]struct {
 	"put-segmentation":      {1, `{"mode":"priority","segments":[{"segment_id":"x","name":"X","share":0.7,"counterparty":"T","color":"#12ab9F"},{"segment_id":"y","name":"Y","share":0.3}]}`},
 	"activate-segmentation": {1, ""},
 	"delete-segmentation":   {1, ""},
+
+	"create-asset-contact": {0, `{"name":"Neu","role":"site manager","email":"neu@fuzz.example","phone":"+49 431 1",
+		"chat_webhook_url":"https://hooks.fuzz.example/x","notifiable":false}`},
+	"replace-asset-contact": {0, `{"name":"Leitwarte Nord","email":"nord@fuzz.example","chat_webhook_url":"http://127.0.0.1:9/x"}`},
+	"delete-asset-contact":  {0, ""},
 
 	"create-immediate-dispatch":  {0, `{"start_time":"2026-02-01T06:00:00Z","end_time":"2026-02-01T06:30:00Z","set_power_mw":-3}`},
 	"disable-immediate-dispatch": {0, ""},

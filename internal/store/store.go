@@ -13,6 +13,7 @@ import (
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/clock"
+	"atcp/internal/contacts"
 	"atcp/internal/dispatch"
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
@@ -47,6 +48,7 @@ type Backend interface {
 	Restrictions() restrictions.Store
 	Telemetry() telemetry.Store
 	Dispatch() dispatch.Store
+	Contacts() contacts.Store
 }
 
 var (

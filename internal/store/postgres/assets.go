@@ -206,6 +206,11 @@ func (s assetStore) Delete(ctx context.Context, v auth.Visibility, id string, at
 		if _, err = tx.Exec(ctx, `UPDATE assets SET deleted_at = $2, updated_at = $2 WHERE asset_id = $1`, id, at); err != nil {
 			return err
 		}
+		// The contact directory goes with the asset: nobody is to be told
+		// about an asset that no longer exists.
+		if _, err = tx.Exec(ctx, `DELETE FROM asset_contacts WHERE asset_id = $1`, id); err != nil {
+			return sqlutil.Wrapped("delete contacts", err)
+		}
 		return notifyAssetChanged(ctx, tx, id)
 	})
 }

@@ -209,8 +209,13 @@ func (s *assetStore) Delete(ctx context.Context, v auth.Visibility, id string, a
 		if err := check(ctx, cur); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE assets SET deleted_at = ?, updated_at = ? WHERE asset_id = ?`,
-			sqlutil.Micros(at), sqlutil.Micros(at), id)
-		return err
+		if _, err = tx.ExecContext(ctx, `UPDATE assets SET deleted_at = ?, updated_at = ? WHERE asset_id = ?`,
+			sqlutil.Micros(at), sqlutil.Micros(at), id); err != nil {
+			return err
+		}
+		// The contact directory goes with the asset: nobody is to be told
+		// about an asset that no longer exists.
+		_, err = tx.ExecContext(ctx, `DELETE FROM asset_contacts WHERE asset_id = ?`, id)
+		return sqlutil.Wrapped("delete contacts", err)
 	})
 }
