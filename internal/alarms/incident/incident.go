@@ -48,7 +48,7 @@ func New(cfg Config) *Client {
 	if c.log == nil {
 		c.log = slog.Default()
 	}
-	c.http = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	c.http = &http.Client{} // each call bounded by its context
 	return c
 }
 

@@ -83,7 +83,7 @@ func New(cfg Config) *Narrator {
 		chat := openai.NewChatCompletionService(
 			option.WithBaseURL(cfg.BaseURL),
 			option.WithAPIKey(cfg.APIKey),
-			option.WithHTTPClient(&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}),
+			option.WithHTTPClient(&http.Client{}), // bounded by the context, not the client
 			// One retry of a 429, 5xx or lost connection, within the timeout.
 			option.WithMaxRetries(1),
 			option.WithMaxRetryDelay(2*time.Second),

@@ -108,7 +108,7 @@ func (s support) supports(n number) bool {
 		}
 	}
 	for _, w := range n.values {
-		if w.digits < 2 || math.IsInf(w.v, 0) {
+		if w.digits < 2 || w.decimals > 15 || math.IsInf(w.v, 0) {
 			continue
 		}
 		scale := math.Pow10(w.decimals)
@@ -126,8 +126,12 @@ func (s support) supports(n number) bool {
 // markers.
 func scanNumbers(text string, skipMarkers bool) []number {
 	var out []number
+	lineStart := 0
 	for i := 0; i < len(text); {
 		if !isDigit(text[i]) {
+			if text[i] == '\n' {
+				lineStart = i + 1
+			}
 			i++
 			continue
 		}
@@ -142,7 +146,7 @@ func scanNumbers(text string, skipMarkers bool) []number {
 			}
 		}
 		token, after := text[i:j], text[j:]
-		if !(skipMarkers && isListMarker(text[:i], token, after)) {
+		if !(skipMarkers && isListMarker(text[lineStart:i], token, after)) {
 			out = append(out, read(token, after)...)
 		}
 		i = j
@@ -152,12 +156,10 @@ func scanNumbers(text string, skipMarkers bool) []number {
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
-// isListMarker: "1. " or "2) " alone at the start of a line.
-func isListMarker(before, token, after string) bool {
-	if line := before[strings.LastIndexByte(before, '\n')+1:]; strings.TrimSpace(line) != "" {
-		return false
-	}
-	return len(token) <= 2 && (strings.HasPrefix(after, ". ") || strings.HasPrefix(after, ") "))
+// isListMarker: "1. " or "2) " alone at the start of a line (line is the
+// text before it on its line).
+func isListMarker(line, token, after string) bool {
+	return strings.TrimSpace(line) == "" && len(token) <= 2 && (strings.HasPrefix(after, ". ") || strings.HasPrefix(after, ") "))
 }
 
 // read gives a token's readings; a token that reads as nothing whole
