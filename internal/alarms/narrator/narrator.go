@@ -160,9 +160,11 @@ func (n *Narrator) Draft(ctx context.Context, req Request) (Draft, error) {
 		return Draft{}, n.failure(ctx, err, content)
 	}
 	return Draft{
-		Subject:           subject,
-		Body:              body + req.trailer(),
-		UnverifiedNumbers: UnverifiedNumbers(subject+"\n"+body, []string{payload}, []time.Time{req.Evidence.UnavailabilityEnd}),
+		Subject: subject,
+		Body:    body + req.trailer(),
+		// The evidence is what the model was given; its deadline_utc counts
+		// in UTC and German time.
+		UnverifiedNumbers: UnverifiedNumbers(subject+"\n"+body, []string{payload}, nil),
 	}, nil
 }
 

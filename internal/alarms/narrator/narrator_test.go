@@ -230,6 +230,25 @@ func TestDraftIgnoresOpenAIVariables(t *testing.T) {
 	}
 }
 
+// Without a deadline the draft still works, and no zero instant supports
+// a number.
+func TestDraftWithoutDeadline(t *testing.T) {
+	f := &fakeChat{answer: func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
+		completion(w, draftJSON("Störung demo-bess", "Sehr geehrte Damen und Herren, bitte prüfen Sie die Anlage bis 1 Uhr."), "stop")
+	}}
+	n, _ := start(t, f, testKey)
+	req := testRequest("de")
+	req.Evidence.UnavailabilityEnd, req.Evidence.RuleID, req.Evidence.ConcurrentRuleIDs = time.Time{}, "TELEMETRY", nil
+	d, err := n.Draft(context.Background(), req)
+	if err != nil || !slices.Equal(d.UnverifiedNumbers, []string{"1"}) {
+		t.Fatalf("%+v %v", d, err)
+	}
+	msgs := f.requests[0]["messages"].([]any)
+	if user := msgs[1].(map[string]any)["content"].(string); strings.Contains(user, "deadline") {
+		t.Fatalf("a deadline in %s", user)
+	}
+}
+
 func TestDraftNotConfigured(t *testing.T) {
 	n := New(Config{Model: "x", APIKey: testKey})
 	if n.Configured() {
