@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"atcp/internal/adapters/mqtt"
+	"atcp/internal/alarms/narrator"
 )
 
 // Config holds every setting.
@@ -54,6 +56,17 @@ type Config struct {
 	MQTTURL      string
 	MQTTUsername string
 	MQTTPassword string
+	// NarratorURL is the OpenAI-compatible endpoint of the fault-message
+	// draft (docs/fault-messages.md); empty: the draft answers 503.
+	// NarratorAPIKey is a secret.
+	NarratorURL    string
+	NarratorModel  string
+	NarratorAPIKey string
+	// IncidentURL is the incident tool shaped like PagerDuty
+	// (docs/incidents.md); empty: no incident is opened or found.
+	// IncidentToken is a secret.
+	IncidentURL   string
+	IncidentToken string
 }
 
 // setting describes one flag/variable pair.
@@ -63,7 +76,8 @@ type setting struct {
 
 // secrets are the settings whose value from the environment is not made
 // the flag's default, which --help would print.
-var secrets = map[string]bool{"bootstrap-client-secret": true, "bootstrap-admin-password": true, "key-encryption-key": true, "mqtt-password": true}
+var secrets = map[string]bool{"bootstrap-client-secret": true, "bootstrap-admin-password": true, "key-encryption-key": true, "mqtt-password": true,
+	"narrator-api-key": true, "incident-token": true}
 
 var settings = []setting{
 	{"addr", "ATCP_ADDR", "127.0.0.1:8080", "listen address; port 0 picks a free port"},
@@ -87,6 +101,11 @@ var settings = []setting{
 	{"mqtt-url", "ATCP_MQTT_URL", "", "MQTT v5 broker of the assets with adapter mqtt: mqtt://host:port, mqtts://host:port for TLS"},
 	{"mqtt-username", "ATCP_MQTT_USERNAME", "", "user name atcp connects to the MQTT broker with"},
 	{"mqtt-password", "ATCP_MQTT_PASSWORD", "", "password atcp connects to the MQTT broker with (prefer the variable: flags show in the process list)"},
+	{"narrator-url", "ATCP_NARRATOR_URL", "", "OpenAI-compatible API base URL of the fault-message draft, such as https://api.openai.com/v1 (unset: the draft answers 503)"},
+	{"narrator-model", "ATCP_NARRATOR_MODEL", narrator.DefaultModel, "model the fault-message draft asks"},
+	{"narrator-api-key", "ATCP_NARRATOR_API_KEY", "", "API key of the narrator endpoint, sent as a bearer token (prefer the variable: flags show in the process list)"},
+	{"incident-url", "ATCP_INCIDENT_URL", "", "base URL of the incident tool shaped like PagerDuty: Events API v2 at /v2/enqueue, REST at /incidents (unset: no incidents)"},
+	{"incident-token", "ATCP_INCIDENT_TOKEN", "", "routing key and API token of the incident tool (prefer the variable: flags show in the process list)"},
 }
 
 // Parse reads the settings from args (without the program and command
@@ -131,6 +150,8 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 		BootstrapClientID: get("bootstrap-client-id"), BootstrapClientSecret: *values["bootstrap-client-secret"],
 		BootstrapAdminEmail: get("bootstrap-admin-email"), BootstrapAdminPassword: *values["bootstrap-admin-password"],
 		MQTTURL: get("mqtt-url"), MQTTUsername: get("mqtt-username"), MQTTPassword: *values["mqtt-password"],
+		NarratorURL: get("narrator-url"), NarratorModel: get("narrator-model"), NarratorAPIKey: *values["narrator-api-key"],
+		IncidentURL: get("incident-url"), IncidentToken: *values["incident-token"],
 	}
 	var errList []error
 	var err error
@@ -183,6 +204,16 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 		}
 	} else if c.MQTTUsername != "" || c.MQTTPassword != "" {
 		errList = append(errList, errors.New("mqtt-username and mqtt-password need mqtt-url"))
+	}
+	for _, u := range []struct{ name, url, secret string }{{"narrator", c.NarratorURL, c.NarratorAPIKey}, {"incident", c.IncidentURL, c.IncidentToken}} {
+		if u.url == "" && u.secret != "" {
+			errList = append(errList, fmt.Errorf("%s-url must be set with its key or token", u.name))
+		} else if p, err := url.Parse(u.url); u.url != "" && (err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "") {
+			errList = append(errList, fmt.Errorf("%s-url must be an http:// or https:// URL", u.name)) // unquoted: it may hold credentials
+		}
+	}
+	if c.NarratorModel == "" {
+		errList = append(errList, errors.New("narrator-model must not be empty"))
 	}
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		errList = append(errList, fmt.Errorf("base-url: %q must start with http:// or https://", c.BaseURL))

@@ -101,6 +101,8 @@ func TestHelpShowsNoSecretFromTheEnvironment(t *testing.T) {
 		"ATCP_BOOTSTRAP_CLIENT_SECRET":  "bootstrap-secret-value",
 		"ATCP_BOOTSTRAP_ADMIN_PASSWORD": "bootstrap-password-value",
 		"ATCP_MQTT_PASSWORD":            "mqtt-password-value",
+		"ATCP_NARRATOR_API_KEY":         "narrator-key-value",
+		"ATCP_INCIDENT_TOKEN":           "incident-token-value",
 		"ATCP_ADDR":                     "127.0.0.1:9999",
 	}
 	if _, err := Parse("serve", []string{"--help"}, env(secrets), &help); err == nil {
@@ -114,12 +116,13 @@ func TestHelpShowsNoSecretFromTheEnvironment(t *testing.T) {
 	// The values still apply, and a flag still wins over the variable.
 	secrets["ATCP_BOOTSTRAP_CLIENT_ID"], secrets["ATCP_BOOTSTRAP_ADMIN_EMAIL"] = "admin", "admin@example.com"
 	secrets["ATCP_MQTT_URL"] = "mqtt://broker"
+	secrets["ATCP_NARRATOR_URL"], secrets["ATCP_INCIDENT_URL"] = "http://127.0.0.1:11434/v1", "http://127.0.0.1:9090"
 	c, err := Parse("serve", []string{"--bootstrap-client-secret", "from-the-flag-0123"}, env(secrets), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.BootstrapClientSecret != "from-the-flag-0123" || c.BootstrapAdminPassword != "bootstrap-password-value" || len(c.KeyEncryptionKeys) != 1 ||
-		c.MQTTPassword != "mqtt-password-value" {
+		c.MQTTPassword != "mqtt-password-value" || c.NarratorAPIKey != "narrator-key-value" || c.IncidentToken != "incident-token-value" {
 		t.Fatalf("secrets %+v", c)
 	}
 }
@@ -146,6 +149,38 @@ func TestMQTTSettings(t *testing.T) {
 			t.Errorf("%v accepted: %v", bad, err)
 		} else if strings.Contains(err.Error(), "hunter2") {
 			t.Errorf("the error quotes the password: %v", err)
+		}
+	}
+}
+
+func TestNarratorAndIncidentSettings(t *testing.T) {
+	c, err := Parse("serve", nil, env(nil), io.Discard)
+	if err != nil || c.NarratorURL != "" || c.NarratorModel != "gpt-4o-mini" || c.NarratorAPIKey != "" || c.IncidentURL != "" || c.IncidentToken != "" {
+		t.Fatalf("defaults: %+v %v", c, err)
+	}
+	c, err = Parse("serve", []string{"--narrator-model", "llama3.1:8b"}, env(map[string]string{
+		"ATCP_NARRATOR_URL": "https://api.openai.com/v1", "ATCP_NARRATOR_MODEL": "gpt-4o", "ATCP_NARRATOR_API_KEY": " sk-x ",
+		"ATCP_INCIDENT_URL": "https://incidents.example", "ATCP_INCIDENT_TOKEN": "R0UT1NG",
+	}), io.Discard)
+	if err != nil || c.NarratorURL != "https://api.openai.com/v1" || c.NarratorModel != "llama3.1:8b" || c.NarratorAPIKey != " sk-x " ||
+		c.IncidentURL != "https://incidents.example" || c.IncidentToken != "R0UT1NG" {
+		t.Fatalf("set: %+v %v", c, err)
+	}
+	for _, bad := range []map[string]string{
+		{"ATCP_NARRATOR_URL": "api.openai.com/v1"},
+		{"ATCP_NARRATOR_URL": "ftp://host/v1"},
+		{"ATCP_NARRATOR_API_KEY": "sk-hunter2"},
+		{"ATCP_NARRATOR_MODEL": " "},
+		{"ATCP_INCIDENT_URL": "https://"},
+		{"ATCP_INCIDENT_URL": "https://user:hunter2@:bad"},
+		{"ATCP_INCIDENT_TOKEN": "hunter2"},
+	} {
+		_, err := Parse("serve", nil, env(bad), io.Discard)
+		if err == nil || !(strings.Contains(err.Error(), "narrator-") || strings.Contains(err.Error(), "incident-")) {
+			t.Fatalf("%v accepted: %v", bad, err)
+		}
+		if strings.Contains(err.Error(), "hunter2") {
+			t.Fatalf("the error quotes a secret: %v", err)
 		}
 	}
 }

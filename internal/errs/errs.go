@@ -21,6 +21,7 @@ const (
 	Conflict                    // the current state forbids it: 409
 	Invalid                     // understood but fails validation: 422
 	Unavailable                 // a dependency is not configured or down: 503
+	BadGateway                  // a dependency answered wrongly or not in time: 502
 )
 
 // FieldError names one offending input.

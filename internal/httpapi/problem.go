@@ -60,6 +60,7 @@ var statusOf = map[errs.Kind]int{
 	errs.Conflict:        http.StatusConflict,
 	errs.Invalid:         http.StatusUnprocessableEntity,
 	errs.Unavailable:     http.StatusServiceUnavailable,
+	errs.BadGateway:      http.StatusBadGateway,
 }
 
 // defaultCode is the code of a problem raised by the HTTP layer itself
