@@ -14,6 +14,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/clock"
 	"atcp/internal/dispatch"
+	"atcp/internal/events"
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
@@ -47,6 +48,7 @@ type Backend interface {
 	Restrictions() restrictions.Store
 	Telemetry() telemetry.Store
 	Dispatch() dispatch.Store
+	Events() events.Store
 }
 
 var (
