@@ -131,7 +131,10 @@ func (d *Deliverer) Run(ctx context.Context) (int, error) {
 		claim := uuid.New()
 		batch, err := d.o.Store.Claim(ctx, claim, d.o.Clock.Now(), min(d.o.Batch, d.o.MaxPerRun-attempted), d.hold())
 		if err != nil {
-			return attempted, fmt.Errorf("events: claim: %w", err)
+			if ctx.Err() != nil {
+				return attempted, nil // stopped before anything was claimed
+			}
+			return attempted, err
 		}
 		sortDeliveries(batch)
 		var errList []error
@@ -148,7 +151,7 @@ func (d *Deliverer) Run(ctx context.Context) (int, error) {
 			// What this claim did not settle is due again at once, for
 			// this instance after a restart or another one now.
 			if err := d.o.Store.Release(context.WithoutCancel(ctx), claim, d.o.Clock.Now()); err != nil {
-				errList = append(errList, fmt.Errorf("events: release: %w", err))
+				errList = append(errList, err)
 			}
 		}
 		if len(errList) > 0 {
@@ -225,7 +228,7 @@ func (d *Deliverer) attempt(ctx context.Context, claim uuid.UUID, dl Delivery) e
 		log.Warn("event delivery failed, will retry", "error", out.Error, "retry_at", out.NextAttemptAt)
 	}
 	if ok, err := d.o.Store.Settle(context.WithoutCancel(ctx), out); err != nil {
-		return fmt.Errorf("events: settle %s: %w", dl.ID, err)
+		return fmt.Errorf("event %s: %w", dl.ID, err)
 	} else if !ok {
 		log.Warn("event claim lapsed during the attempt; another deliverer retries it")
 	}

@@ -25,12 +25,14 @@ type fakeSender struct {
 	mu   sync.Mutex
 	got  []events.Event
 	fail []error
-	// block, when set, holds every send until the context ends.
-	block bool
+	// blocked, when set, is told of every send, which then waits until
+	// its context ends.
+	blocked chan events.Event
 }
 
 func (f *fakeSender) Send(ctx context.Context, e events.Event) error {
-	if f.block {
+	if f.blocked != nil {
+		f.blocked <- e
 		<-ctx.Done()
 		return ctx.Err()
 	}
@@ -273,12 +275,12 @@ func TestDeliveryShutdown(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		f := newFixture(t, b)
 		list := f.enqueue(t, notification(events.ChannelEmail, "a@acme.example"), notification(events.ChannelEmail, "b@acme.example"))
-		f.mail.block = true
+		f.mail.blocked = make(chan events.Event, 1)
 		d := f.deliverer(t, events.DelivererOptions{})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { _, err := d.Run(ctx); done <- err }()
-		time.Sleep(50 * time.Millisecond)
+		<-f.mail.blocked // the first event is being sent
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatal(err)
@@ -288,7 +290,7 @@ func TestDeliveryShutdown(t *testing.T) {
 				t.Fatalf("after shutdown: %+v", dl)
 			}
 		}
-		f.mail.block = false
+		f.mail.blocked = nil
 		run(t, d, 2)
 	})
 }
