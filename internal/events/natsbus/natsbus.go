@@ -115,13 +115,20 @@ func (p *Publisher) Send(ctx context.Context, e events.Event) error {
 	msg := nats.NewMsg(p.Subject(e.Type))
 	msg.Data = data
 	if _, err := p.js.PublishMsg(ctx, msg, jetstream.WithMsgID(e.IdempotencyKey), jetstream.WithExpectStream(p.cfg.Stream)); err != nil {
+		if errors.Is(err, jetstream.ErrNoStreamResponse) {
+			// No stream takes the subject (an operator deleted it): look
+			// again, and create it, on the next attempt.
+			p.mu.Lock()
+			p.ready = false
+			p.mu.Unlock()
+		}
 		return fmt.Errorf("publish to %s: %w", msg.Subject, err)
 	}
 	return nil
 }
 
 // ensureStream creates the stream when it does not exist, once per
-// process (until that succeeds).
+// process until that succeeds, and again after it disappeared.
 func (p *Publisher) ensureStream(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()

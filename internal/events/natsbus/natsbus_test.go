@@ -160,6 +160,30 @@ func TestExistingStream(t *testing.T) {
 	}
 }
 
+// TestStreamRecreated: a stream deleted under a running publisher is
+// created again; the publication in between fails and is retried.
+func TestStreamRecreated(t *testing.T) {
+	b := newTestBus(t)
+	ctx := context.Background()
+	list := busEvents()
+	if err := b.Send(ctx, list[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.js.DeleteStream(ctx, b.Stream()); err != nil {
+		t.Fatal(err)
+	}
+	err := b.Send(ctx, list[1])
+	if err == nil || events.IsPermanent(err) {
+		t.Fatalf("publication without stream: %v", err)
+	}
+	if err := b.Send(ctx, list[1]); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.messages(t); len(got) != 1 || got[0].Subject != b.Subject(list[1].Type) {
+		t.Fatalf("recreated stream holds %d messages", len(got))
+	}
+}
+
 // TestUnreachable: a server that is not there neither stops New nor
 // blocks a publication past its timeout; the failure is retried.
 func TestUnreachable(t *testing.T) {
