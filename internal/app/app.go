@@ -26,6 +26,8 @@ import (
 	"atcp/internal/control"
 	"atcp/internal/dispatch"
 	"atcp/internal/dispatch/dispatchhttp"
+	"atcp/internal/events"
+	"atcp/internal/events/natsbus"
 	"atcp/internal/httpapi"
 	"atcp/internal/identity"
 	"atcp/internal/identity/identityhttp"
@@ -77,6 +79,10 @@ type App struct {
 	Control *control.Loop
 	// mqtt is the MQTT adapter when ATCP_MQTT_URL names a broker.
 	mqtt *mqtt.Adapter
+	// Outbox takes the events the event bus delivers (docs/events.md);
+	// bus publishes them to NATS when ATCP_NATS_URL is set.
+	Outbox *events.Outbox
+	bus    *natsbus.Publisher
 
 	workers *worker.Runner
 
@@ -167,6 +173,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	})
 	a.logImmediateEvents()
 	jobs := append(a.Market.Jobs(), a.retentionJobs()...)
+	delivery, err := a.eventDelivery()
+	if err != nil {
+		return nil, err
+	}
+	jobs = append(jobs, delivery)
 	if cfg.Simulate {
 		if a.Control, err = a.controlLoop(data); err != nil {
 			return nil, err

@@ -69,8 +69,13 @@ func (a *App) controlLoop(data *replay.Dataset) (*control.Loop, error) {
 	})
 }
 
-// closeAdapters lets go of the brokers the adapters hold.
+// closeAdapters lets go of the brokers the adapters and the event bus
+// hold.
 func (a *App) closeAdapters(ctx context.Context) error {
+	if a.bus != nil {
+		a.bus.Close()
+		a.bus = nil
+	}
 	if a.mqtt == nil {
 		return nil
 	}

@@ -19,6 +19,7 @@ import (
 
 	"atcp/internal/adapters/mqtt"
 	"atcp/internal/alarms/narrator"
+	"atcp/internal/events/mail"
 )
 
 // Config holds every setting.
@@ -67,6 +68,13 @@ type Config struct {
 	// IncidentToken is a secret.
 	IncidentURL   string
 	IncidentToken string
+	// SMTPURL is the mail server of the e-mail events (docs/events.md),
+	// MailFrom their sender; empty: e-mail events are not sent. NATSURL
+	// is the NATS JetStream server every event is also published to;
+	// empty: no event bus.
+	SMTPURL  string
+	MailFrom string
+	NATSURL  string
 }
 
 // setting describes one flag/variable pair.
@@ -77,7 +85,7 @@ type setting struct {
 // secrets are the settings whose value from the environment is not made
 // the flag's default, which --help would print.
 var secrets = map[string]bool{"bootstrap-client-secret": true, "bootstrap-admin-password": true, "key-encryption-key": true, "mqtt-password": true,
-	"narrator-api-key": true, "incident-token": true}
+	"narrator-api-key": true, "incident-token": true, "smtp-url": true, "nats-url": true}
 
 var settings = []setting{
 	{"addr", "ATCP_ADDR", "127.0.0.1:8080", "listen address; port 0 picks a free port"},
@@ -106,6 +114,9 @@ var settings = []setting{
 	{"narrator-api-key", "ATCP_NARRATOR_API_KEY", "", "API key of the narrator endpoint, sent as a bearer token (prefer the variable: flags show in the process list)"},
 	{"incident-url", "ATCP_INCIDENT_URL", "", "base URL of the incident tool shaped like PagerDuty: Events API v2 at /v2/enqueue, REST at /incidents (unset: no incidents)"},
 	{"incident-token", "ATCP_INCIDENT_TOKEN", "", "routing key and API token of the incident tool (prefer the variable: flags show in the process list)"},
+	{"smtp-url", "ATCP_SMTP_URL", "", "SMTP server of e-mail notifications: smtp://user:pass@host:port (STARTTLS when offered), smtps://... for implicit TLS (prefer the variable: it holds a password)"},
+	{"mail-from", "ATCP_MAIL_FROM", "", "sender of e-mail notifications: name@example.com or Name <name@example.com>; needed with smtp-url"},
+	{"nats-url", "ATCP_NATS_URL", "", "NATS server with JetStream that every event is also published to: nats://host:4222 (tls://... for TLS)"},
 }
 
 // Parse reads the settings from args (without the program and command
@@ -152,6 +163,7 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 		MQTTURL: get("mqtt-url"), MQTTUsername: get("mqtt-username"), MQTTPassword: *values["mqtt-password"],
 		NarratorURL: get("narrator-url"), NarratorModel: get("narrator-model"), NarratorAPIKey: *values["narrator-api-key"],
 		IncidentURL: get("incident-url"), IncidentToken: *values["incident-token"],
+		SMTPURL: get("smtp-url"), MailFrom: get("mail-from"), NATSURL: get("nats-url"),
 	}
 	var errList []error
 	var err error
@@ -215,6 +227,7 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 	if c.NarratorModel == "" {
 		errList = append(errList, errors.New("narrator-model must not be empty"))
 	}
+	errList = append(errList, checkEvents(c)...)
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		errList = append(errList, fmt.Errorf("base-url: %q must start with http:// or https://", c.BaseURL))
 	}
@@ -224,6 +237,34 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 		c.DataDir = abs
 	}
 	return c, errors.Join(errList...)
+}
+
+// checkEvents checks the event bus settings; the errors never quote a
+// URL, which may hold a password.
+func checkEvents(c Config) []error {
+	var errList []error
+	if c.SMTPURL != "" {
+		if _, err := mail.ParseURL(c.SMTPURL); err != nil {
+			errList = append(errList, fmt.Errorf("smtp-url: %w", err))
+		}
+		if c.MailFrom == "" {
+			errList = append(errList, errors.New("mail-from is needed with smtp-url"))
+		}
+	} else if c.MailFrom != "" {
+		errList = append(errList, errors.New("mail-from needs smtp-url"))
+	}
+	if c.MailFrom != "" {
+		if _, err := mail.ParseFrom(c.MailFrom); err != nil {
+			errList = append(errList, fmt.Errorf("mail-from: %w", err))
+		}
+	}
+	if c.NATSURL != "" {
+		u, err := url.Parse(c.NATSURL)
+		if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
+			errList = append(errList, errors.New("nats-url: want nats://host:4222, or tls://host:4222 for TLS"))
+		}
+	}
+	return errList
 }
 
 // parseKeyEncryptionKeys decodes a comma-separated list of base64 keys of

@@ -184,3 +184,36 @@ func TestNarratorAndIncidentSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestEventSettings(t *testing.T) {
+	c, err := Parse("serve", nil, env(nil), io.Discard)
+	if err != nil || c.SMTPURL != "" || c.MailFrom != "" || c.NATSURL != "" {
+		t.Fatalf("default: %+v %v", c, err)
+	}
+	vars := map[string]string{"ATCP_SMTP_URL": "smtps://atcp:hunter2@mail.example", "ATCP_MAIL_FROM": "Leitwarte <leitwarte@atcp.example>",
+		"ATCP_NATS_URL": "nats://atcp:hunter2@127.0.0.1:4222"}
+	var help strings.Builder
+	if _, err := Parse("serve", []string{"--help"}, env(vars), &help); err == nil || strings.Contains(help.String(), "hunter2") {
+		t.Fatalf("--help shows a URL's password: %v", err)
+	}
+	c, err = Parse("serve", nil, env(vars), io.Discard)
+	if err != nil || c.SMTPURL != vars["ATCP_SMTP_URL"] || c.MailFrom != vars["ATCP_MAIL_FROM"] || c.NATSURL != vars["ATCP_NATS_URL"] {
+		t.Fatalf("%+v %v", c, err)
+	}
+	for _, bad := range []map[string]string{
+		{"ATCP_SMTP_URL": "http://atcp:hunter2@mail.example", "ATCP_MAIL_FROM": "a@b.example"},
+		{"ATCP_SMTP_URL": "smtp://atcp:hunter2@mail.example"},
+		{"ATCP_MAIL_FROM": "a@b.example"},
+		{"ATCP_SMTP_URL": "smtp://atcp:hunter2@mail.example", "ATCP_MAIL_FROM": "leitwarte"},
+		{"ATCP_NATS_URL": "http://atcp:hunter2@127.0.0.1:4222"},
+		{"ATCP_NATS_URL": "127.0.0.1:4222"},
+	} {
+		_, err := Parse("serve", nil, env(bad), io.Discard)
+		if err == nil || !(strings.Contains(err.Error(), "smtp-url") || strings.Contains(err.Error(), "mail-from") ||
+			strings.Contains(err.Error(), "nats-url")) {
+			t.Errorf("%v accepted: %v", bad, err)
+		} else if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("the error quotes the password: %v", err)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"atcp/internal/clock"
 	"atcp/internal/contacts"
 	"atcp/internal/dispatch"
+	"atcp/internal/events"
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
@@ -49,6 +50,7 @@ type Backend interface {
 	Telemetry() telemetry.Store
 	Dispatch() dispatch.Store
 	Contacts() contacts.Store
+	Events() events.Store
 }
 
 var (
