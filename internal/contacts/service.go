@@ -38,18 +38,19 @@ func visibility(p *auth.Principal) auth.Visibility {
 	return p.Visibility()
 }
 
-// resolve returns the physical asset whose directory assetID names for
-// the caller: the asset itself, or the parent of a virtual asset (a share
-// of a battery has the battery's people). 404 when not visible.
-func (s *Service) resolve(ctx context.Context, v auth.Visibility, assetID string) (assets.Asset, error) {
+// resolve returns the id of the physical asset whose directory assetID
+// names for the caller: the asset itself, or the parent of a virtual
+// asset (a share of a battery has the battery's people). 404 when not
+// visible.
+func (s *Service) resolve(ctx context.Context, v auth.Visibility, assetID string) (string, error) {
 	a, err := s.assets.Get(ctx, v, assetID)
 	if err != nil {
-		return assets.Asset{}, err
+		return "", err
 	}
 	if a.IsVirtual() {
-		return s.assets.Get(ctx, v, *a.ParentAssetID)
+		return *a.ParentAssetID, nil
 	}
-	return a, nil
+	return a.ID, nil
 }
 
 // writable returns the physical asset assetID names for a change: 404
@@ -75,21 +76,21 @@ func notFound(assetID string, id int64) error {
 // contact_id; a virtual asset's are its parent's.
 func (s *Service) List(ctx context.Context, p *auth.Principal, assetID string) ([]Contact, error) {
 	v := visibility(p)
-	a, err := s.resolve(ctx, v, assetID)
+	physical, err := s.resolve(ctx, v, assetID)
 	if err != nil {
 		return nil, err
 	}
-	return s.store.List(ctx, v, a.ID)
+	return s.store.List(ctx, v, physical)
 }
 
 // Get returns one contact of an asset the caller sees.
 func (s *Service) Get(ctx context.Context, p *auth.Principal, assetID string, id int64) (Contact, error) {
 	v := visibility(p)
-	a, err := s.resolve(ctx, v, assetID)
+	physical, err := s.resolve(ctx, v, assetID)
 	if err != nil {
 		return Contact{}, err
 	}
-	c, err := s.store.Get(ctx, v, a.ID, id)
+	c, err := s.store.Get(ctx, v, physical, id)
 	if errs.Is(err, errs.NotFound) {
 		return Contact{}, notFound(assetID, id)
 	}
