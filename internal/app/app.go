@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"atcp/internal/adapters/mqtt"
+	"atcp/internal/adapters/simulated"
+	"atcp/internal/adapters/simulated/simulatedhttp"
 	"atcp/internal/assets"
 	"atcp/internal/assets/assetshttp"
 	"atcp/internal/auth"
@@ -215,6 +217,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	afrrhttp.RegisterEnergy(a.Server, a.Energy)
 	dispatchhttp.Register(a.Server, a.Dispatch)
 	telemetryhttp.Register(a.Server, a.State)
+	simulatedhttp.Register(a.Server, simulated.NewFaultService(a.Store.SimulatorFaults(), a.Assets, a.Clock, cfg.Simulate))
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)

@@ -40,7 +40,7 @@ const simulatorSeed = 20260201
 // ATCP_MQTT_URL) are registered but not steered; the loop says so once.
 func (a *App) controlLoop(data *replay.Dataset) (*control.Loop, error) {
 	adapters := map[string]control.Adapter{
-		assets.AdapterSimulator: simulated.New(data, simulatorSeed),
+		assets.AdapterSimulator: simulated.New(data, simulatorSeed, a.Store.SimulatorFaults()),
 	}
 	if a.Config.MQTTURL != "" {
 		// New does not wait for the broker: the server starts, and the

@@ -161,11 +161,11 @@ type fuzzServer struct {
 	clean testkit.Fingerprint
 	ops   []fuzzOp
 	// ids made by the fixtures
-	fcrBid, capacityBid, energyBid, backupOverride, request string
-	contact                                                 int64
-	integrations, secrets                                   [2]string
-	admin, member                                           string
-	tokensAt                                                time.Time
+	fcrBid, capacityBid, energyBid, backupOverride, request, fault string
+	contact                                                        int64
+	integrations, secrets                                          [2]string
+	admin, member                                                  string
+	tokensAt                                                       time.Time
 }
 
 // startFuzzServer builds the server on dbURL, creates the fixtures through
@@ -173,7 +173,9 @@ type fuzzServer struct {
 func startFuzzServer(f *testing.F, name, dbURL string) *fuzzServer {
 	s := &fuzzServer{name: name}
 	s.cfg = testConfig(f, dbURL, f.TempDir())
-	s.cfg.Demo, s.cfg.Simulate = false, false
+	// The simulator is on for its fault injection; without Run its
+	// control loop never runs.
+	s.cfg.Demo, s.cfg.Simulate = false, true
 	s.cfg.ClockStart, s.cfg.ClockSpeed = &fuzzNow, 1e-6
 	// One issuer across rebuilds, so that the fixtures' tokens stay valid.
 	s.cfg.BaseURL = "http://atcp.fuzz"
@@ -392,6 +394,8 @@ func (s *fuzzServer) pathValue(path, name string, n uint8) (string, bool) {
 		return s.request, true
 	case "contact_id":
 		return strconv.FormatInt(s.contact, 10), true
+	case "fault_id":
+		return s.fault, true
 	}
 	return "", false
 }
@@ -692,6 +696,11 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 		"end_time":"2026-02-04T11:00:00Z","upper_limit_mw":5,"reason":"grid_event"}`, &created)
 	s.request = created.ID
 	s.must(tb, "POST", a+"/dispatch/immediate", admin, `{"end_time":"2026-02-01T07:00:00Z","set_power_mw":5}`, nil)
+	var fault struct {
+		FaultID string `json:"fault_id"`
+	}
+	s.must(tb, "POST", a+"/simulator/faults", admin, `{"kind":"soc_drift","duration_seconds":86400}`, &fault)
+	s.fault = fault.FaultID
 	segments := `{"mode":"proportional","segments":[{"segment_id":"a","name":"A","share":0.5},{"segment_id":"b","name":"B","share":0.5}]}`
 	s.must(tb, "PUT", "/v1/assets/"+fuzzAssetB+"/segmentation", admin, segments, nil)
 	s.must(tb, "PUT", "/v1/assets/"+fuzzAssetV+"/segmentation", admin, segments, nil)
@@ -810,6 +819,9 @@ var fuzzExamples = map[string]struct {
 	"disable-immediate-dispatch": {0, ""},
 	"put-scheduled-dispatch": {0, `{"schedules":[{"delivery_time":"2026-02-01T08:00:00Z","bess_power_mw":3},
 		{"delivery_time":"2026-02-01T08:15:00Z","bess_power_mw":-2,"control_mode":"bess_only"}]}`},
+
+	"inject-simulator-fault": {0, `{"kind":"communication_loss","duration_seconds":600}`},
+	"clear-simulator-fault":  {0, ""},
 }
 
 // fuzzSeeds is the corpus: each operation's valid example, and its

@@ -83,7 +83,7 @@ func gridCurtailed(g simulator.GridSignals) bool {
 // simulatedOptions are the loop's options with the simulator adapter
 // (seeded with seed) and the replayed activations.
 func simulatedOptions(seed uint64) Options {
-	return Options{Adapters: map[string]Adapter{assets.AdapterSimulator: simulated.New(replayData, seed)},
+	return Options{Adapters: map[string]Adapter{assets.AdapterSimulator: simulated.New(replayData, seed, nil)},
 		Activations: simulated.NewActivations(replayData)}
 }
 

@@ -35,7 +35,7 @@ func TestAdapterSteersAndAdvances(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	ad := New(data, 3)
+	ad := New(data, 3, nil)
 	if ad.Connected("bess-1") {
 		t.Fatal("connected before attach")
 	}
@@ -129,7 +129,7 @@ func TestAdvanceAppliesTheCurtailmentModel(t *testing.T) {
 	if at.IsZero() {
 		t.Fatal("no curtailment found")
 	}
-	ad := New(nil, seed)
+	ad := New(nil, seed, nil)
 	pv := battery10("pv-1")
 	pv.PVActive = true
 	if err := ad.Attach(ctx, pv, nil, at.Add(-time.Second)); err != nil {

@@ -5,5 +5,7 @@
 // shaped on the replayed day, FrequencySeries, and the DSO's curtailment
 // signals, Curtailment) and the replayed day's aFRR activation of energy
 // bids (Activations). Everything is deterministic for a seed, so every
-// instance and every restart replays the same days.
+// instance and every restart replays the same days. It also owns the
+// faults injected into its batteries (Fault, FaultStore, FaultService;
+// docs/telemetry.md, "Fault injection"), which Advance applies.
 package simulated

@@ -109,6 +109,8 @@ type Battery struct {
 	frequency float64
 	noiseKey  uint64
 	now       time.Time
+	faults    Faults
+	driftSign float64 // the SoC drift's direction while SoCDrift is on: +1 up, -1 down
 
 	socMWh  float64
 	powerMW float64 // battery AC power, positive = discharge
@@ -161,13 +163,14 @@ func (b *Battery) PowerMW() float64 { return b.powerMW }
 func (b *Battery) Now() time.Time { return b.now }
 
 // limits returns the signed battery power bounds the asset may use now:
-// rated power narrowed by the command's power limits and unavailability,
+// none with its grid switch open, else rated power narrowed by the
+// command's power limits and unavailability,
 // then by the DSO's curtailment of the point of connection (PV output
 // counts against export and covers part of any charging). When the
 // command's range and the DSO's range do not overlap, the DSO wins: its
 // signal protects the grid and reaches the asset directly.
 func (b *Battery) limits() (lower, upper float64) {
-	if b.cmd.Unavailable {
+	if b.cmd.Unavailable || b.faults.GridSwitchOpen {
 		return 0, 0
 	}
 	rated := b.cfg.PowerCapacityMW
@@ -224,7 +227,9 @@ func (b *Battery) scheduleTarget() float64 {
 // Step advances the battery by dt: PV and limits first, then the power
 // target (schedule within the headroom, plus FCR and aFRR activation),
 // the ramp, the hard clamps (limits and the SoC window), and last the
-// energy integration and counters.
+// energy integration and counters. Active faults act in their places
+// (fault.go): zero limits with the grid switch open, half the aFRR
+// activation, the power held before the SoC window, the drift last.
 func (b *Battery) Step(dt time.Duration) {
 	if dt <= 0 {
 		return
@@ -241,11 +246,19 @@ func (b *Battery) Step(dt time.Duration) {
 		b.fcrSetpointMW = b.cmd.FCRReservedMW * math.Max(-1, math.Min(1, dev))
 		b.afrrSetpointMW = math.Max(-b.cmd.AFRRReservedNegMW, math.Min(b.cmd.AFRRReservedPosMW, b.cmd.AFRRSetpointMW))
 	}
+	afrr := b.afrrSetpointMW
+	if b.faults.AFRRUnderdelivery {
+		afrr *= afrrDeliveredShare
+	}
 	schedule := math.Max(-b.availChargeMW, math.Min(b.availDischMW, b.scheduleTarget()))
-	target := math.Max(lower, math.Min(upper, schedule+b.fcrSetpointMW+b.afrrSetpointMW))
+	target := math.Max(lower, math.Min(upper, schedule+b.fcrSetpointMW+afrr))
 
 	p := b.powerMW + math.Max(-b.cfg.RampDownMWPerSec*sec, math.Min(b.cfg.RampUpMWPerSec*sec, target-b.powerMW))
 	p = math.Max(lower, math.Min(upper, p))
+	stuck := b.faults.SetpointIgnored && !b.faults.GridSwitchOpen
+	if stuck {
+		p = b.powerMW
+	}
 	// The SoC window: never discharge below soc_min or charge above soc_max
 	// within this step.
 	socMin, socMax := b.socWindow()
@@ -267,9 +280,14 @@ func (b *Battery) Step(dt time.Duration) {
 	// move a SoC it found outside: the battery then only moves back in.
 	b.socMWh = math.Max(math.Min(socMin, before), math.Min(math.Max(socMax, before), b.socMWh))
 
-	b.fcrMW, b.afrrMW = b.fcrSetpointMW, b.afrrSetpointMW
-	if p == 0 {
+	b.fcrMW, b.afrrMW = b.fcrSetpointMW, afrr
+	if p == 0 || stuck {
 		b.fcrMW, b.afrrMW = 0, 0
+	}
+	if b.faults.SoCDrift {
+		// Off the energy balance and off the window, within the cells.
+		drift := b.driftSign * socDriftSharePerHour * b.cfg.EnergyCapacityMWh * sec / 3600
+		b.socMWh = math.Max(0, math.Min(b.cfg.EnergyCapacityMWh, b.socMWh+drift))
 	}
 }
 
@@ -350,6 +368,10 @@ func (b *Battery) updatePV() {
 	b.irradiance = clearSkyIrradiance * sun * cloud
 	b.pvCapMW = b.cfg.PVPeakMW * (1 - b.grid.PVExportCurtailmentPct/100)
 	b.pvDCMW = math.Min(b.pvCapMW, b.cfg.PVPeakMW*b.irradiance/clearSkyIrradiance)
+	if b.faults.GridSwitchOpen {
+		// The PV inverter follows the grid: it stops with the switch open.
+		b.pvDCMW = 0
+	}
 }
 
 func (b *Battery) pvACMW() float64 {
@@ -427,7 +449,7 @@ func (b *Battery) Measurements() telemetry.Measurements {
 		BatteryPowerActualAC: b.powerMW,
 		BatteryPowerActualDC: dc,
 
-		GridSwitchStatus: 1,
+		GridSwitchStatus: flag(!b.faults.GridSwitchOpen),
 		RedispatchActive: flag(b.grid.RedispatchMW != 0),
 		RedispatchAmount: b.grid.RedispatchMW,
 		SelfConsumption:  b.cfg.PowerCapacityMW * auxiliaryShare,

@@ -183,6 +183,8 @@ func (s *Simulator) Tick(now time.Time) {
 }
 
 // Send replaces the asset's command; it takes effect from the next Tick.
+// While the asset's communications are lost it is refused
+// (errs.Unavailable) and the command in force stays.
 func (s *Simulator) Send(ctx context.Context, assetID string, cmd telemetry.Command) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -192,7 +194,7 @@ func (s *Simulator) Send(ctx context.Context, assetID string, cmd telemetry.Comm
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, err := s.battery(assetID)
+	b, err := s.reachable(assetID)
 	if err != nil {
 		return err
 	}
@@ -200,14 +202,15 @@ func (s *Simulator) Send(ctx context.Context, assetID string, cmd telemetry.Comm
 	return nil
 }
 
-// Read returns the asset's measurements as of the last Tick.
+// Read returns the asset's measurements as of the last Tick;
+// errs.Unavailable while its communications are lost.
 func (s *Simulator) Read(ctx context.Context, assetID string) (telemetry.Measurements, error) {
 	if err := ctx.Err(); err != nil {
 		return telemetry.Measurements{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, err := s.battery(assetID)
+	b, err := s.reachable(assetID)
 	if err != nil {
 		return telemetry.Measurements{}, err
 	}
