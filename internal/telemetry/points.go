@@ -101,6 +101,13 @@ var pointIndex = func() map[string]int {
 	return m
 }()
 
+// IsPV reports whether the measurement name (canonical) is one of the PV
+// points, present only for pv_active assets.
+func IsPV(name string) bool {
+	i, ok := pointIndex[name]
+	return ok && points[i].pv
+}
+
 // Values appends m's values in PointNames order to dst; an absent PV
 // measurement is NaN.
 func (m Measurements) Values(dst []float64) []float64 {
