@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"atcp/internal/alarms"
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/clock"
@@ -47,6 +48,7 @@ type Backend interface {
 	Restrictions() restrictions.Store
 	Telemetry() telemetry.Store
 	Dispatch() dispatch.Store
+	Alarms() alarms.Store
 }
 
 var (
