@@ -12,7 +12,7 @@ import (
 
 // Input is everything the rules judge one asset by at one instant.
 type Input struct {
-	Asset assets.Asset
+	Asset *assets.Asset
 	// Latest is the asset's latest stored measurements; nil when it never
 	// reported.
 	Latest *telemetry.Measurements
@@ -373,8 +373,6 @@ func limitFacts(in *Input) []string {
 
 // PLAUS-001
 
-var pointNames = telemetry.PointNames()
-
 // implausible lists what no battery can measure; with explain false it
 // stops at the first finding and builds no text.
 func implausible(in *Input, explain bool) (found bool, facts []string) {
@@ -386,13 +384,9 @@ func implausible(in *Input, explain bool) (found bool, facts []string) {
 		}
 		return !explain
 	}
-	var buf [64]float64
-	for i, x := range m.Values(buf[:0]) {
-		// NaN is an absent PV point; every other NaN and any infinity is no reading.
-		if math.IsInf(x, 0) || (math.IsNaN(x) && !telemetry.IsPV(pointNames[i])) {
-			if add("%s is %s", pointNames[i], num(x)) {
-				return
-			}
+	for _, name := range m.NonFinite(nil) {
+		if add("%s is not a finite number", name) {
+			return
 		}
 	}
 	power, energy := deref(in.Asset.UsablePowerCapacityMW, 0), deref(in.Asset.UsableEnergyCapacityMWh, 0)

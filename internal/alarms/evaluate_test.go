@@ -24,7 +24,7 @@ func healthy() Input {
 		AvailablePowerCharge: 10, AvailablePowerDischarge: 10, IsDispatchOn: 1, ControlMode: 1,
 		LANConnectedDevice1: 1, LANConnectedDevice2: 1, LTESignalDevice1: -75, LTESignalDevice2: -78,
 	}
-	return Input{Asset: a, Latest: &m, Age: time.Second, StaleAfter: 5 * time.Second}
+	return Input{Asset: &a, Latest: &m, Age: time.Second, StaleAfter: 5 * time.Second}
 }
 
 func TestEveryRuleIsClearOnAHealthyBattery(t *testing.T) {
@@ -158,10 +158,10 @@ func TestRuleConditions(t *testing.T) {
 		}, Clear, "immediate dispatch"},
 		{RuleLimit, "no limit", func(in *Input) { in.Latest.BatteryPowerActualAC = 9 }, Clear, "no power limit active"},
 
-		{RulePlaus, "NaN", func(in *Input) { in.Latest.Frequency = math.NaN() }, Holds, "frequency is NaN"},
-		{RulePlaus, "infinite", func(in *Input) { in.Latest.SelfConsumption = math.Inf(1) }, Holds, "self_consumption is +Inf"},
+		{RulePlaus, "NaN", func(in *Input) { in.Latest.Frequency = math.NaN() }, Holds, "frequency is not a finite number"},
+		{RulePlaus, "infinite", func(in *Input) { in.Latest.SelfConsumption = math.Inf(1) }, Holds, "self_consumption is not a finite number"},
 		{RulePlaus, "absent PV", func(in *Input) {}, Clear, "every measurement is plausible"},
-		{RulePlaus, "PV NaN", func(in *Input) { in.Latest.PVIrradiance = new(math.NaN()) }, Clear, ""},
+		{RulePlaus, "PV NaN", func(in *Input) { in.Latest.PVIrradiance = new(math.NaN()) }, Holds, "pv_irradiance is not a finite number"},
 		{RulePlaus, "power beyond capacity", func(in *Input) { in.Latest.BatteryPowerActualAC = -11.5 }, Holds, "beyond 110 %"},
 		{RulePlaus, "crossed window", func(in *Input) { in.Latest.SoCMin = 21 }, Holds, "soc_min 21 MWh"},
 		{RulePlaus, "window beyond capacity", func(in *Input) { in.Latest.SoCMax = 22 }, Holds, "soc_max 22 MWh beyond"},

@@ -27,15 +27,23 @@ func Plan(now time.Time, inputs []Input, st EngineState, newID func(time.Time) s
 			b.Updates = append(b.Updates, Update{Key: l.Key, Visibility: auth.Visibility{All: true}, Decide: DecideMuteExpiry(now)})
 		}
 	}
-	evaluated := make(map[Key]bool, len(inputs)*len(catalog))
+	evaluated := make(map[string]bool, len(inputs))
 	for i := range inputs {
 		in := &inputs[i]
+		evaluated[in.Asset.ID] = true
 		for _, r := range catalog {
 			key := Key{AssetID: in.Asset.ID, RuleID: r.ID}
-			evaluated[key] = true
-			l := lifecycles[key]
+			var l *Lifecycle
+			var track *Track
+			// Most keys have neither: no lookup while the shard is quiet.
+			if len(lifecycles) > 0 {
+				l = lifecycles[key]
+			}
+			if len(tracks) > 0 {
+				track = tracks[key]
+			}
 			open := l != nil && l.Open
-			res := Step(r, key, in.Asset.OrganizationID, tracks[key], open, r.Evaluate(in), now)
+			res := Step(r, key, in.Asset.OrganizationID, track, open, r.Evaluate(in), now)
 			switch {
 			case res.Changed && res.Track != nil:
 				b.Tracks = append(b.Tracks, *res.Track)
@@ -53,15 +61,19 @@ func Plan(now time.Time, inputs []Input, st EngineState, newID func(time.Time) s
 			}
 		}
 	}
+	judged := func(k Key) bool {
+		_, known := byID[k.RuleID]
+		return known && evaluated[k.AssetID]
+	}
 	for key, l := range lifecycles {
-		if l.Open && !evaluated[key] {
+		if l.Open && !judged(key) {
 			b.Updates = append(b.Updates, Update{Key: key, Visibility: auth.Visibility{All: true}, Decide: DecideResolve(l.AlarmID,
 				"Resolved without evaluation: the asset was deleted or offboarded, or the rule withdrawn",
 				Evidence{Facts: []string{"asset " + key.AssetID + " or rule " + key.RuleID + " is no longer evaluated"}}, now)})
 		}
 	}
 	for key := range tracks {
-		if !evaluated[key] {
+		if !judged(key) {
 			b.DropTracks = append(b.DropTracks, key)
 		}
 	}
