@@ -65,6 +65,11 @@ type EngineOptions struct {
 	StaleAfter time.Duration
 	// Shards is the number of rule shards (DefaultShards when 0).
 	Shards int
+	// Every is how often (platform time) each shard is evaluated: a
+	// second by default. On a fast demo clock, every second of real time
+	// is enough: staleness is judged on real time, and sustain and clear
+	// times are spans between evaluations, however far apart.
+	Every time.Duration
 	// LeaseTTL is the lease of each shard job (the worker's default when
 	// 0).
 	LeaseTTL time.Duration
@@ -101,18 +106,21 @@ func NewEngine(o EngineOptions) (*Engine, error) {
 	if o.Shards <= 0 {
 		o.Shards = DefaultShards
 	}
+	if o.Every <= 0 {
+		o.Every = time.Second
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Engine{o: o}, nil
 }
 
-// Jobs are the shard jobs "alarms-0" ... each platform second.
+// Jobs are the shard jobs "alarms-0" ..., each due Every.
 func (e *Engine) Jobs() []worker.Job {
 	jobs := make([]worker.Job, e.o.Shards)
 	for i := range jobs {
 		shard := Shard{Index: i, Count: e.o.Shards}
-		jobs[i] = worker.Job{Name: "alarms-" + strconv.Itoa(i), Every: time.Second, LeaseTTL: e.o.LeaseTTL,
+		jobs[i] = worker.Job{Name: "alarms-" + strconv.Itoa(i), Every: e.o.Every, LeaseTTL: e.o.LeaseTTL,
 			Run: func(ctx context.Context, _ time.Time) error { return e.RunShard(ctx, shard) }}
 	}
 	return jobs

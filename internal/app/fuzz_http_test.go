@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"atcp/internal/alarms"
 	"atcp/internal/app"
 	"atcp/internal/auth"
 	"atcp/internal/config"
@@ -388,6 +389,8 @@ func (s *fuzzServer) pathValue(path, name string, n uint8) (string, bool) {
 		return fuzzTarget, true
 	case "request_id":
 		return s.request, true
+	case "alarm_key":
+		return fuzzAssets[n] + ":" + alarms.RuleTelemetry, true
 	}
 	return "", false
 }
@@ -716,6 +719,17 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 		s.secrets[i] = secret.SecretID
 	}
 	s.must(tb, "POST", "/v1/users", admin, `{"email":"`+fuzzTarget+`","organization_id":"fuzz","scopes":["asset.read"]}`, nil)
+
+	// A's TELEMETRY-001 is open (only the engine opens alarms: through
+	// the store) and muted.
+	key := alarms.Key{AssetID: fuzzAssetA, RuleID: alarms.RuleTelemetry}
+	rule, _ := alarms.RuleByID(alarms.RuleTelemetry)
+	if _, err := s.app.Store.Alarms().Apply(ctx, alarms.Batch{Updates: []alarms.Update{{Key: key, Visibility: auth.Visibility{All: true},
+		Decide: alarms.DecideOpen(alarms.Opening{Rule: rule, Key: key, OrganizationID: fuzzOrg, At: fuzzNow,
+			AlarmID: alarms.NewAlarmID(fuzzNow), Evidence: alarms.Evidence{Facts: []string{"stale"}}})}}}); err != nil {
+		tb.Fatal(err)
+	}
+	s.must(tb, "PUT", "/v1/alarms/"+key.String()+"/mute", admin, `{"reason":"fixture","duration_seconds":86400}`, nil)
 }
 
 // A seed of the corpus.
@@ -791,6 +805,10 @@ var fuzzExamples = map[string]struct {
 	"put-segmentation":      {1, `{"mode":"priority","segments":[{"segment_id":"x","name":"X","share":0.7,"counterparty":"T","color":"#12ab9F"},{"segment_id":"y","name":"Y","share":0.3}]}`},
 	"activate-segmentation": {1, ""},
 	"delete-segmentation":   {1, ""},
+
+	"acknowledge-alarm": {0, `{"notes":"on it"}`},
+	"mute-alarm":        {0, `{"reason":"noisy","duration_seconds":7200}`},
+	"unmute-alarm":      {variantMember, `{"notes":"done"}`},
 
 	"create-immediate-dispatch":  {0, `{"start_time":"2026-02-01T06:00:00Z","end_time":"2026-02-01T06:30:00Z","set_power_mw":-3}`},
 	"disable-immediate-dispatch": {0, ""},
