@@ -12,6 +12,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/clock"
 	"atcp/internal/dispatch"
+	"atcp/internal/errs"
 	"atcp/internal/identity"
 	"atcp/internal/store"
 	"atcp/internal/telemetry"
@@ -298,5 +299,32 @@ func TestEngineJobs(t *testing.T) {
 	}
 	if _, err := alarms.NewEngine(alarms.EngineOptions{}); err == nil {
 		t.Fatal("engine without options")
+	}
+}
+
+// TestServiceCurrent: the key's current lifecycle for what checks an
+// alarm_id (fault declaration); unknown, invisible or never opened keys
+// are not found.
+func TestServiceCurrent(t *testing.T) {
+	w := newWorld(t, testkit.OpenSQLite(t))
+	e := w.engine(t)
+	ctx := context.Background()
+	w.report(t, "b1", "b2", "c1")
+	for range 20 {
+		w.tick(t, e)
+		w.report(t, "b2", "c1")
+	}
+	acme, beta := auth.Visibility{OrganizationID: "acme"}, auth.Visibility{OrganizationID: "beta"}
+	l, err := w.svc.Current(ctx, acme, "b1:TELEMETRY-001")
+	if err != nil || !l.Open || l.AlarmID != w.opened[0].Event.AlarmID || l.OrganizationID != "acme" {
+		t.Fatalf("%+v %v", l, err)
+	}
+	for _, c := range []struct {
+		v   auth.Visibility
+		key string
+	}{{beta, "b1:TELEMETRY-001"}, {acme, "b2:TELEMETRY-001"}, {acme, "b1:NOPE-1"}, {acme, "b1"}, {acme, "zz:GRID-001"}} {
+		if _, err := w.svc.Current(ctx, c.v, c.key); !errs.Is(err, errs.NotFound) {
+			t.Errorf("%s for %+v: %v, want not found", c.key, c.v, err)
+		}
 	}
 }
