@@ -18,6 +18,8 @@ import (
 	"atcp/internal/adapters/mqtt"
 	"atcp/internal/adapters/simulated"
 	"atcp/internal/adapters/simulated/simulatedhttp"
+	"atcp/internal/alarms"
+	"atcp/internal/alarms/alarmshttp"
 	"atcp/internal/assets"
 	"atcp/internal/assets/assetshttp"
 	"atcp/internal/auth"
@@ -77,6 +79,7 @@ type App struct {
 	Market       *simulation.Market
 	Dispatch     *dispatch.Service
 	State        *assetstate.Service
+	Alarms       *alarms.Service
 	// Control is the control loop; nil when ATCP_SIMULATE is false.
 	Control *control.Loop
 	// mqtt is the MQTT adapter when ATCP_MQTT_URL names a broker.
@@ -167,12 +170,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Market = simulation.New(a.Store.Bids(), data, a.Backup)
 	a.Dispatch = dispatch.NewService(a.Store.Dispatch(), a.Assets, a.Clock,
 		dispatch.Config{MinImmediateWindow: cfg.ImmediateDispatchMinWindow})
+	staleAfter := time.Duration(stateStaleRealSeconds * cfg.ClockSpeed * float64(time.Second))
 	a.State = assetstate.NewService(assetstate.Deps{
 		Clock: a.Clock, Assets: a.Assets, Segmentations: a.Segmentation, Restrictions: a.Restrictions,
 		Bids: a.Store.Bids(), Schedules: a.Dispatch, Latest: a.Store.Telemetry(),
 		History:    telemetry.NewHistoryReader(a.Store.Telemetry()),
-		StaleAfter: time.Duration(stateStaleRealSeconds * cfg.ClockSpeed * float64(time.Second)),
+		StaleAfter: staleAfter,
 	})
+	a.Alarms = alarms.NewService(a.Store.Alarms(), a.Assets, a.Clock)
 	a.logImmediateEvents()
 	jobs := append(a.Market.Jobs(), a.retentionJobs()...)
 	delivery, err := a.eventDelivery()
@@ -190,6 +195,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 			j.LeaseTTL = max(2*j.Every, time.Duration(controlLeaseRealSeconds*cfg.ClockSpeed*float64(time.Second)))
 			jobs = append(jobs, j)
 		}
+		// The alarm rules judge what the control loop records.
+		alarmJobs, err := a.alarmJobs(staleAfter)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, alarmJobs...)
 	}
 	a.workers, err = worker.NewRunner(worker.Options{
 		Clock: a.Clock, Leases: a.Store.Leases(), Logger: log, Registerer: a.Server.Registry(),
@@ -218,6 +229,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	dispatchhttp.Register(a.Server, a.Dispatch)
 	telemetryhttp.Register(a.Server, a.State)
 	simulatedhttp.Register(a.Server, simulated.NewFaultService(a.Store.SimulatorFaults(), a.Assets, a.Clock, cfg.Simulate))
+	alarmshttp.Register(a.Server, a.Alarms)
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)

@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"atcp/internal/alarms"
 	"atcp/internal/app"
 	"atcp/internal/auth"
 	"atcp/internal/config"
@@ -396,6 +397,8 @@ func (s *fuzzServer) pathValue(path, name string, n uint8) (string, bool) {
 		return strconv.FormatInt(s.contact, 10), true
 	case "fault_id":
 		return s.fault, true
+	case "alarm_key":
+		return fuzzAssets[n] + ":" + alarms.RuleTelemetry, true
 	}
 	return "", false
 }
@@ -734,6 +737,17 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 		s.secrets[i] = secret.SecretID
 	}
 	s.must(tb, "POST", "/v1/users", admin, `{"email":"`+fuzzTarget+`","organization_id":"fuzz","scopes":["asset.read"]}`, nil)
+
+	// A's TELEMETRY-001 is open (only the engine opens alarms: through
+	// the store) and muted.
+	key := alarms.Key{AssetID: fuzzAssetA, RuleID: alarms.RuleTelemetry}
+	rule, _ := alarms.RuleByID(alarms.RuleTelemetry)
+	if _, err := s.app.Store.Alarms().Apply(ctx, alarms.Batch{Updates: []alarms.Update{{Key: key, Visibility: auth.Visibility{All: true},
+		Decide: alarms.DecideOpen(alarms.Opening{Rule: rule, Key: key, OrganizationID: fuzzOrg, At: fuzzNow,
+			AlarmID: alarms.NewAlarmID(fuzzNow), Evidence: alarms.Evidence{Facts: []string{"stale"}}})}}}); err != nil {
+		tb.Fatal(err)
+	}
+	s.must(tb, "PUT", "/v1/alarms/"+key.String()+"/mute", admin, `{"reason":"fixture","duration_seconds":86400}`, nil)
 }
 
 // A seed of the corpus.
@@ -814,6 +828,9 @@ var fuzzExamples = map[string]struct {
 		"chat_webhook_url":"https://hooks.fuzz.example/x","notifiable":false}`},
 	"replace-asset-contact": {0, `{"name":"Leitwarte Nord","email":"nord@fuzz.example","chat_webhook_url":"http://127.0.0.1:9/x"}`},
 	"delete-asset-contact":  {0, ""},
+	"acknowledge-alarm":     {0, `{"notes":"on it"}`},
+	"mute-alarm":            {0, `{"reason":"noisy","duration_seconds":7200}`},
+	"unmute-alarm":          {variantMember, `{"notes":"done"}`},
 
 	"create-immediate-dispatch":  {0, `{"start_time":"2026-02-01T06:00:00Z","end_time":"2026-02-01T06:30:00Z","set_power_mw":-3}`},
 	"disable-immediate-dispatch": {0, ""},

@@ -289,6 +289,45 @@ type reportEntry struct {
 	Message   *string   `json:"message"`
 }
 
+type activeAlarm struct {
+	AlarmID string `json:"alarm_id"`
+	RuleID  string `json:"rule_id"`
+	Message string `json:"message"`
+}
+
+// activeAlarm returns the asset's open alarm of rule (zero when none).
+func (c apiClient) activeAlarm(id, rule string) activeAlarm {
+	c.t.Helper()
+	var l struct {
+		Alarms []activeAlarm `json:"alarms"`
+	}
+	c.do(http.MethodGet, "/v1/assets/"+id+"/alarms/active", "", http.StatusOK, &l)
+	for _, a := range l.Alarms {
+		if a.RuleID == rule {
+			return a
+		}
+	}
+	return activeAlarm{}
+}
+
+// alarmResolved reports whether the asset's history holds the
+// alarm.resolved event of alarmID.
+func (c apiClient) alarmResolved(id, alarmID string, now time.Time) bool {
+	c.t.Helper()
+	var l struct {
+		Alarms []struct {
+			AlarmID string `json:"alarm_id"`
+		} `json:"alarms"`
+	}
+	c.do(http.MethodGet, fmt.Sprintf("/v1/assets/%s/alarms?event_type=alarm.resolved&start_time=%s&end_time=%s", id,
+		now.Add(-24*time.Hour).Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339)), "", http.StatusOK, &l)
+	return slices.ContainsFunc(l.Alarms, func(a struct {
+		AlarmID string `json:"alarm_id"`
+	}) bool {
+		return a.AlarmID == alarmID
+	})
+}
+
 // report returns the schedule dispatch report of the hour from first.
 func (c apiClient) report(id string, first time.Time) []reportEntry {
 	c.t.Helper()
@@ -369,9 +408,10 @@ func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
 // through the API with "adapter": "mqtt" runs behind an atcp edge gateway;
 // a schedule uploaded through the API executes on it; when the gateway is
 // killed (its last will) commands stop, due targets fail as
-// asset_unreachable and its state turns not tradeable within seconds; a
-// restarted gateway is steered again by itself, and no command is ever
-// executed twice.
+// asset_unreachable, its state turns not tradeable within seconds and
+// TELEMETRY-001 opens on it (issue 12); a restarted gateway is steered
+// again by itself, the alarm resolves, and no command is ever executed
+// twice.
 func TestMQTTScheduleOnEdgeBattery(t *testing.T) {
 	forEachMQTTBroker(t, func(t *testing.T, b *mqttBroker) {
 		began := time.Now()
@@ -432,6 +472,13 @@ func TestMQTTScheduleOnEdgeBattery(t *testing.T) {
 			t.Fatalf("stale state: %+v at %v", st, a.Clock.Now())
 		}
 		t.Logf("not tradeable %s after the gateway was killed", stale.Round(time.Millisecond))
+		// The alarm engine opens TELEMETRY-001 on it (issue 12).
+		var alarm activeAlarm
+		eventually(t, 10*time.Second, "TELEMETRY-001 opens", func() bool {
+			alarm = c.activeAlarm(id, "TELEMETRY-001")
+			return alarm.AlarmID != ""
+		})
+		t.Logf("TELEMETRY-001 open %s after the gateway was killed: %s", time.Since(killed).Round(time.Millisecond), alarm.Message)
 		closeEdge(edge)
 
 		// A gateway started again: control resumes by itself.
@@ -444,6 +491,9 @@ func TestMQTTScheduleOnEdgeBattery(t *testing.T) {
 			return st.at.After(staleAt) && st.status == 1 && st.setpoint == 3 && st.power == 3
 		})
 		t.Logf("steered again %s after the restart", time.Since(restarted).Round(time.Millisecond))
+		eventually(t, 10*time.Second, "TELEMETRY-001 resolves", func() bool {
+			return c.activeAlarm(id, "TELEMETRY-001").AlarmID == "" && c.alarmResolved(id, alarm.AlarmID, a.Clock.Now())
+		})
 		if log.count() <= executed {
 			t.Fatal("the restarted gateway executed nothing")
 		}

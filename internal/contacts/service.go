@@ -62,7 +62,7 @@ func (s *Service) writable(ctx context.Context, v auth.Visibility, assetID strin
 		return assets.Asset{}, err
 	}
 	if a.IsVirtual() {
-		return assets.Asset{}, errs.Conflictf("virtual_asset",
+		return assets.Asset{}, errs.Conflictf(assets.CodeVirtualAsset,
 			"asset %q is a virtual asset; its contacts are those of its parent %q: change them there", assetID, *a.ParentAssetID)
 	}
 	return a, nil
@@ -113,7 +113,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, assetID string,
 	c.ID, c.AssetID, c.OrganizationID, c.CreatedAt, c.UpdatedAt = 0, a.ID, a.OrganizationID, now, now
 	return s.store.Create(ctx, v, c, func(count int) error {
 		if count >= MaxPerAsset {
-			return errs.Conflictf("contact_limit_reached",
+			return errs.Conflictf(CodeContactLimitReached,
 				"asset %q has %d contacts, the most an asset may have; delete one first", a.ID, count)
 		}
 		return nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"atcp/internal/adapters/simulated"
+	"atcp/internal/alarms"
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/clock"
@@ -53,6 +54,7 @@ type Backend interface {
 	Contacts() contacts.Store
 	Events() events.Store
 	SimulatorFaults() simulated.FaultStore
+	Alarms() alarms.Store
 }
 
 var (

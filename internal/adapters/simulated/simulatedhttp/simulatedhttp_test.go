@@ -1,6 +1,7 @@
 package simulatedhttp_test
 
 import (
+	"atcp/internal/errs"
 	"context"
 	"net/http"
 	"reflect"
@@ -156,7 +157,7 @@ func TestFaultErrors(t *testing.T) {
 		for _, tc := range []struct {
 			asset  string
 			status int
-			code   string
+			code   errs.Code
 		}{
 			{"nope", http.StatusNotFound, "not_found"},
 			{"edge", http.StatusConflict, simulated.CodeAssetNotSimulated},
