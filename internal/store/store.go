@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"atcp/internal/alarms"
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/clock"
@@ -51,6 +52,7 @@ type Backend interface {
 	Dispatch() dispatch.Store
 	Contacts() contacts.Store
 	Events() events.Store
+	Alarms() alarms.Store
 }
 
 var (

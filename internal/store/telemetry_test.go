@@ -99,6 +99,36 @@ func TestTelemetryLatestStore(t *testing.T) {
 	})
 }
 
+// TestTelemetryLatestMany: one read returns the latest snapshots of the
+// assets named that reported, without their tails.
+func TestTelemetryLatestMany(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx, s := context.Background(), b.Telemetry()
+		if got, err := s.LatestMany(ctx, nil); err != nil || len(got) != 0 {
+			t.Fatalf("no ids: %v %v", got, err)
+		}
+		withTail := telemetrySnapshot("a1", time.Second, 7.5, true)
+		withTail.Tail = []byte{1, 2}
+		if err := s.SaveLatest(ctx, []telemetry.Snapshot{withTail, telemetrySnapshot("a2", 0, 1, false),
+			telemetrySnapshot("a3", 0, 2, false)}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.LatestMany(ctx, []string{"a1", "a3", "never", "it's \"quoted\""})
+		if err != nil || len(got) != 2 {
+			t.Fatalf("%+v %v", got, err)
+		}
+		byID := map[string]telemetry.Snapshot{}
+		for _, sn := range got {
+			byID[sn.AssetID] = sn
+		}
+		a1, a3 := byID["a1"], byID["a3"]
+		if a1.Measurements.AvailableDischargeEnergy != 7.5 || a1.Measurements.PVIrradiance == nil || a1.Tail != nil ||
+			!a1.Measurements.Timestamp.Equal(testkit.Start.Add(time.Second)) || a3.Measurements.AvailableDischargeEnergy != 2 {
+			t.Fatalf("%+v", byID)
+		}
+	})
+}
+
 // Concurrent batches over the same assets in shuffled orders: no
 // deadlock, and each asset ends at its newest snapshot.
 func TestTelemetryLatestConcurrent(t *testing.T) {

@@ -101,6 +101,19 @@ var pointIndex = func() map[string]int {
 	return m
 }()
 
+// NonFinite appends to dst the names of m's measurements that are not
+// finite numbers (NaN, ±Inf); an absent PV measurement is no value and
+// is not listed. It reads m in place: the alarm engine checks every
+// asset's snapshot each second.
+func (m *Measurements) NonFinite(dst []string) []string {
+	for _, p := range points {
+		if v := p.get(m); v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0)) {
+			dst = append(dst, p.name)
+		}
+	}
+	return dst
+}
+
 // Values appends m's values in PointNames order to dst; an absent PV
 // measurement is NaN.
 func (m Measurements) Values(dst []float64) []float64 {

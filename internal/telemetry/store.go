@@ -43,6 +43,10 @@ type Store interface {
 	// Latest returns the asset's latest snapshot with its Tail,
 	// errs.NotFound when the asset never reported.
 	Latest(ctx context.Context, assetID string) (Snapshot, error)
+	// LatestMany returns the latest snapshots of the assets that ever
+	// reported among assetIDs, in one query, without their Tail: the
+	// alarm engine reads a shard's assets each second.
+	LatestMany(ctx context.Context, assetIDs []string) ([]Snapshot, error)
 	// PutChunks upserts chunks by (asset id, start), each standing alone
 	// as SaveLatest's rows do.
 	PutChunks(ctx context.Context, chunks []Chunk) error

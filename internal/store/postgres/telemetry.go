@@ -55,6 +55,33 @@ func (s telemetryStore) Latest(ctx context.Context, assetID string) (_ telemetry
 	return sn, err
 }
 
+func (s telemetryStore) LatestMany(ctx context.Context, assetIDs []string) (_ []telemetry.Snapshot, err error) {
+	defer sqlutil.Wrap(&err, "telemetry: latest of many")
+	if len(assetIDs) == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.conn(ctx).Query(ctx, `SELECT asset_id, ts, payload FROM telemetry_latest WHERE asset_id = ANY($1)`, assetIDs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]telemetry.Snapshot, 0, len(assetIDs))
+	for rows.Next() {
+		var id string
+		var ts time.Time
+		var payload []byte
+		if err := rows.Scan(&id, &ts, &payload); err != nil {
+			return nil, err
+		}
+		sn, err := sqlutil.SnapshotFromLatest(id, ts.UTC(), payload)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sn)
+	}
+	return out, rows.Err()
+}
+
 func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk) (err error) {
 	defer sqlutil.Wrap(&err, "telemetry: put chunks")
 	chunks, err = sqlutil.UniqueChunks(chunks)

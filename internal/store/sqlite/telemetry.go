@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -92,6 +93,40 @@ func (s telemetryStore) Latest(ctx context.Context, assetID string) (_ telemetry
 	sn, err := sqlutil.SnapshotFromLatest(assetID, sqlutil.FromMicros(ts), payload)
 	sn.Tail = tail
 	return sn, err
+}
+
+// LatestMany passes the ids as one JSON array: one statement whatever
+// their number.
+func (s telemetryStore) LatestMany(ctx context.Context, assetIDs []string) (_ []telemetry.Snapshot, err error) {
+	defer sqlutil.Wrap(&err, "telemetry: latest of many")
+	if len(assetIDs) == 0 {
+		return nil, nil
+	}
+	ids, err := json.Marshal(assetIDs)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT asset_id, ts, payload FROM telemetry_latest
+		WHERE asset_id IN (SELECT value FROM json_each(?))`, string(ids))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]telemetry.Snapshot, 0, len(assetIDs))
+	for rows.Next() {
+		var id string
+		var ts int64
+		var payload []byte
+		if err := rows.Scan(&id, &ts, &payload); err != nil {
+			return nil, err
+		}
+		sn, err := sqlutil.SnapshotFromLatest(id, sqlutil.FromMicros(ts), payload)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sn)
+	}
+	return out, rows.Err()
 }
 
 func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk) (err error) {
