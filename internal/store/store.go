@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"atcp/internal/alarms"
+	"atcp/internal/alarms/fault"
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/clock"
@@ -53,6 +54,7 @@ type Backend interface {
 	Contacts() contacts.Store
 	Events() events.Store
 	Alarms() alarms.Store
+	Faults() fault.Store
 }
 
 var (
