@@ -146,7 +146,7 @@ func (m *MaybeNotification) UnmarshalJSON(b []byte) error {
 // Schema is the notification's object schema, admitting null.
 func (MaybeNotification) Schema(r huma.Registry) *huma.Schema {
 	ref := r.Schema(reflect.TypeFor[Notification](), true, "")
-	return &huma.Schema{OneOf: []*huma.Schema{ref, {Type: "null"}}}
+	return &huma.Schema{AnyOf: []*huma.Schema{ref, {Type: "null"}}}
 }
 
 // NotifiedContact is one notified contact.

@@ -22,6 +22,9 @@ func (db *DB) Faults() fault.Store { return faultStore{db} }
 // serialised with every other interval write on it.
 type faultStore struct{ db *DB }
 
+const faultInsertColumns = `organization_id, asset_id, record_id, alarm_key, alarm_id, declared_by, status, language, subject, body,
+	recipient_ids, unavailability_start, unavailability_end, already_declared, notes, created_at, updated_at`
+
 const faultColumns = `organization_id, asset_id, record_id::text, alarm_key, alarm_id, declared_by, status, language, subject, body,
 	recipient_ids, unavailability_start, unavailability_end, already_declared, notes, created_at, updated_at`
 
@@ -45,7 +48,7 @@ func (s faultStore) Declare(ctx context.Context, organizationID, assetID string,
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO fault_notifications (`+faultColumns+`)
+		if _, err := tx.Exec(ctx, `INSERT INTO fault_notifications (`+faultInsertColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
 			organizationID, assetID, rec.ID, rec.AlarmKey, rec.AlarmID, rec.DeclaredBy, string(rec.Status), rec.Language,
 			rec.Subject, rec.Body, ids, rec.UnavailabilityStart, rec.UnavailabilityEnd, rec.AlreadyDeclared, rec.Notes,
