@@ -20,6 +20,8 @@ import (
 	"atcp/internal/adapters/simulated/simulatedhttp"
 	"atcp/internal/alarms"
 	"atcp/internal/alarms/alarmshttp"
+	"atcp/internal/alarms/fault"
+	"atcp/internal/alarms/faulthttp"
 	"atcp/internal/assets"
 	"atcp/internal/assets/assetshttp"
 	"atcp/internal/auth"
@@ -80,6 +82,11 @@ type App struct {
 	Dispatch     *dispatch.Service
 	State        *assetstate.Service
 	Alarms       *alarms.Service
+	// Faults assembles fault evidence, drafts fault messages, declares
+	// faults and reads incidents; incidents opens the incidents of paging
+	// alarms on production-critical assets.
+	Faults    *fault.Service
+	incidents *fault.Opener
 	// Control is the control loop; nil when ATCP_SIMULATE is false.
 	Control *control.Loop
 	// mqtt is the MQTT adapter when ATCP_MQTT_URL names a broker.
@@ -185,6 +192,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 		return nil, err
 	}
 	jobs = append(jobs, delivery)
+	a.faultHandling(cfg)
 	if cfg.Simulate {
 		if a.Control, err = a.controlLoop(data); err != nil {
 			return nil, err
@@ -230,6 +238,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	telemetryhttp.Register(a.Server, a.State)
 	simulatedhttp.Register(a.Server, simulated.NewFaultService(a.Store.SimulatorFaults(), a.Assets, a.Clock, cfg.Simulate))
 	alarmshttp.Register(a.Server, a.Alarms)
+	faulthttp.Register(a.Server, a.Faults)
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
@@ -257,6 +266,7 @@ func (a *App) Run(ctx context.Context) error {
 	workCtx, stopWork := context.WithCancel(context.Background())
 	var workers sync.WaitGroup
 	workers.Go(func() { a.Assets.Watch(workCtx) })
+	workers.Go(func() { a.incidents.Run(workCtx) })
 	workers.Go(func() { a.Credentials.Watch(workCtx) })
 	workers.Go(func() { a.Tokens.WatchKeys(workCtx) })
 	workers.Go(func() {

@@ -12,6 +12,7 @@ import (
 
 	"atcp/internal/adapters/simulated"
 	"atcp/internal/alarms"
+	"atcp/internal/alarms/fault"
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/clock"
@@ -55,6 +56,7 @@ type Backend interface {
 	Events() events.Store
 	SimulatorFaults() simulated.FaultStore
 	Alarms() alarms.Store
+	Faults() fault.Store
 }
 
 var (

@@ -30,13 +30,6 @@ const DefaultModel = "gpt-4o-mini"
 // the caller gets the 502, not a cut connection.
 const DefaultTimeout = 45 * time.Second
 
-// The codes of the errors Draft returns.
-const (
-	CodeNotConfigured = "narrator_not_configured" // 503
-	CodeFailed        = "narrator_failed"         // 502: an HTTP error, no answer, a timeout
-	CodeUnusable      = "narrator_unusable"       // 502: an answer that is no usable draft
-)
-
 // Limits of a usable draft.
 const (
 	MaxSubject = 200  // characters, one line
