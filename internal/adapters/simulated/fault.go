@@ -12,6 +12,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/clock"
 	"atcp/internal/errs"
+	"atcp/internal/identity"
 	"atcp/internal/telemetry/simulator"
 )
 
@@ -51,16 +52,6 @@ type FaultStore interface {
 // MaxFaultSeconds bounds a fault's duration: one day.
 const MaxFaultSeconds = 86400
 
-// Error codes of fault injection.
-const (
-	// CodeAssetNotSimulated: the asset is not steered by the simulator
-	// (another adapter, or the server runs without the simulator).
-	CodeAssetNotSimulated = "asset_not_simulated"
-	// codePlatformAdminRequired is identity's code for a caller who is not
-	// a platform administrator.
-	codePlatformAdminRequired = "platform_admin_required"
-)
-
 // FaultService injects, lists and clears faults of simulated batteries:
 // platform administrators only, physical assets steered by the simulator
 // only.
@@ -82,14 +73,14 @@ func NewFaultService(store FaultStore, as *assets.Service, clk clock.Clock, simu
 // simulator steers it.
 func (s *FaultService) simulated(ctx context.Context, p *auth.Principal, assetID string) (assets.Asset, error) {
 	if !p.IsPlatformAdmin() {
-		return assets.Asset{}, errs.Forbiddenf(codePlatformAdminRequired, "only platform administrators may inject simulator faults")
+		return assets.Asset{}, errs.Forbiddenf(identity.CodePlatformAdminRequired, "only platform administrators may inject simulator faults")
 	}
 	a, err := s.assets.Get(ctx, p.Visibility(), assetID)
 	switch {
 	case err != nil:
 		return assets.Asset{}, err
 	case a.IsVirtual():
-		return assets.Asset{}, errs.Conflictf("virtual_asset", "asset %q is a virtual asset of %q; inject faults into its parent", assetID, *a.ParentAssetID)
+		return assets.Asset{}, errs.Conflictf(assets.CodeVirtualAsset, "asset %q is a virtual asset of %q; inject faults into its parent", assetID, *a.ParentAssetID)
 	case !s.simulating:
 		return assets.Asset{}, errs.Conflictf(CodeAssetNotSimulated, "this server runs without the simulator (ATCP_SIMULATE=false)")
 	case a.Adapter != assets.AdapterSimulator:
