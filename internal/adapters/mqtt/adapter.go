@@ -339,7 +339,7 @@ func (a *Adapter) Read(ctx context.Context, assetID string) (telemetry.Measureme
 		return telemetry.Measurements{}, err
 	}
 	if d.receivedAt.IsZero() || now.Sub(d.receivedAt) > a.staleness {
-		return telemetry.Measurements{}, errs.E(errs.Unavailable, CodeAssetUnreachable,
+		return telemetry.Measurements{}, errs.E(errs.Unavailable, telemetry.CodeAssetUnreachable,
 			"asset %s: no measurement for %s", assetID, a.staleness)
 	}
 	return d.latest, nil
@@ -353,9 +353,9 @@ func (a *Adapter) reachableLocked(assetID string) (*device, error) {
 	case d == nil:
 		return nil, errs.NotFoundf("asset %s is not attached to the MQTT adapter", assetID)
 	case !a.up:
-		return nil, errs.E(errs.Unavailable, CodeAssetUnreachable, "asset %s: the MQTT broker is not connected", assetID)
+		return nil, errs.E(errs.Unavailable, telemetry.CodeAssetUnreachable, "asset %s: the MQTT broker is not connected", assetID)
 	case !a.online[d.prefix]:
-		return nil, errs.E(errs.Unavailable, CodeAssetUnreachable, "asset %s: its gateway is offline", assetID)
+		return nil, errs.E(errs.Unavailable, telemetry.CodeAssetUnreachable, "asset %s: its gateway is offline", assetID)
 	}
 	return d, nil
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"atcp/internal/errs"
+	"atcp/internal/telemetry"
 )
 
 // FaultKind names a fault the simulator can be told to have (fault
@@ -51,11 +52,6 @@ const (
 	// while AFRRUnderdelivery is active.
 	afrrDeliveredShare = 0.5
 )
-
-// CodeAssetUnreachable is the code of the error Read and Send return
-// while communications are lost (the MQTT adapter's code for an
-// unreachable gateway).
-const CodeAssetUnreachable = "asset_unreachable"
 
 // Faults are the faults one battery has now; the zero value is a healthy
 // battery.
@@ -118,7 +114,7 @@ func (s *Simulator) reachable(assetID string) (*Battery, error) {
 		return nil, err
 	}
 	if b.faults.CommunicationLoss {
-		return nil, errs.E(errs.Unavailable, CodeAssetUnreachable, "asset %s: its communications are lost", assetID)
+		return nil, errs.E(errs.Unavailable, telemetry.CodeAssetUnreachable, "asset %s: its communications are lost", assetID)
 	}
 	return b, nil
 }

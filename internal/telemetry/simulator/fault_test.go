@@ -41,7 +41,7 @@ func TestFaultCommunicationLoss(t *testing.T) {
 	}
 	unreachable := func(err error) bool {
 		var e *errs.Error
-		return errs.Is(err, errs.Unavailable) && errors.As(err, &e) && e.Code == CodeAssetUnreachable
+		return errs.Is(err, errs.Unavailable) && errors.As(err, &e) && e.Code == "asset_unreachable"
 	}
 	if _, err := s.Read(ctx, "a1"); !unreachable(err) {
 		t.Fatalf("read while lost: %v", err)

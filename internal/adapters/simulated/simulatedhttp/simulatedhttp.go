@@ -32,7 +32,7 @@ type FaultList struct {
 
 // FaultCreate is the body of an injection.
 type FaultCreate struct {
-	Kind            string `json:"kind" enum:"communication_loss,grid_switch_open,soc_drift,setpoint_ignored,afrr_underdelivery" doc:"communication_loss: no measurements reach the platform and no commands reach the battery (asset_status 0 once its state is 5 s stale). grid_switch_open: grid_switch_status 0, no power at the point of connection, setpoints not followed. soc_drift: the state of charge drifts away from the energy balance, 30 % of the usable capacity an hour toward the nearer end. setpoint_ignored: the battery holds its power whatever it is told. afrr_underdelivery: half the aFRR activation is delivered."`
+	Kind            string `json:"kind" enum:"communication_loss,grid_switch_open,soc_drift,setpoint_ignored,afrr_underdelivery" doc:"communication_loss: no measurements reach the platform and no commands reach the battery (asset_status 0 once its state is 5 real seconds old). grid_switch_open: grid_switch_status 0, no power at the point of connection, setpoints not followed. soc_drift: the state of charge drifts away from the energy balance, 30 % of the usable capacity an hour toward the nearer end. setpoint_ignored: the battery holds its power whatever it is told. afrr_underdelivery: half the aFRR activation is delivered."`
 	DurationSeconds int    `json:"duration_seconds" minimum:"1" maximum:"86400" doc:"Seconds of platform time (at most a day)."`
 }
 

@@ -1,7 +1,6 @@
 package simulatedhttp_test
 
 import (
-	"atcp/internal/errs"
 	"context"
 	"net/http"
 	"reflect"
@@ -16,6 +15,7 @@ import (
 	"atcp/internal/adapters/simulated/simulatedhttp"
 	"atcp/internal/assets"
 	"atcp/internal/auth"
+	"atcp/internal/errs"
 	"atcp/internal/identity"
 	"atcp/internal/segmentation"
 	"atcp/internal/store"
@@ -160,7 +160,7 @@ func TestFaultErrors(t *testing.T) {
 			code   errs.Code
 		}{
 			{"nope", http.StatusNotFound, "not_found"},
-			{"edge", http.StatusConflict, simulated.CodeAssetNotSimulated},
+			{"edge", http.StatusConflict, "asset_not_simulated"},
 			{"split.a", http.StatusConflict, "virtual_asset"},
 		} {
 			path := "/v1/assets/" + tc.asset + "/simulator/faults"
@@ -191,9 +191,9 @@ func TestFaultsWithoutTheSimulator(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := setup(t, b, false)
 		e.h.Do(http.MethodPost, faults, e.admin, map[string]any{"kind": "soc_drift", "duration_seconds": 60}).
-			Expect(t, http.StatusConflict, simulated.CodeAssetNotSimulated)
-		e.h.Do(http.MethodGet, faults, e.admin, nil).Expect(t, http.StatusConflict, simulated.CodeAssetNotSimulated)
-		e.h.Do(http.MethodDelete, faults+"/"+uuid.NewString(), e.admin, nil).Expect(t, http.StatusConflict, simulated.CodeAssetNotSimulated)
+			Expect(t, http.StatusConflict, "asset_not_simulated")
+		e.h.Do(http.MethodGet, faults, e.admin, nil).Expect(t, http.StatusConflict, "asset_not_simulated")
+		e.h.Do(http.MethodDelete, faults+"/"+uuid.NewString(), e.admin, nil).Expect(t, http.StatusConflict, "asset_not_simulated")
 	})
 }
 
