@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"atcp/internal/adapters/mqtt"
+	"atcp/internal/alarms/alarmstream"
 	"atcp/internal/assets"
 	"atcp/internal/assets/assetshttp"
 	"atcp/internal/auth"
@@ -83,6 +84,8 @@ type App struct {
 	// bus publishes them to NATS when ATCP_NATS_URL is set.
 	Outbox *events.Outbox
 	bus    *natsbus.Publisher
+	// AlarmStream fans the alarm events out to this instance's WebSockets.
+	AlarmStream *alarmstream.Hub
 
 	workers *worker.Runner
 
@@ -215,6 +218,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	afrrhttp.RegisterEnergy(a.Server, a.Energy)
 	dispatchhttp.Register(a.Server, a.Dispatch)
 	telemetryhttp.Register(a.Server, a.State)
+	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
+	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log})
+	alarmstream.Register(a.Server, a.AlarmStream)
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
@@ -244,6 +250,7 @@ func (a *App) Run(ctx context.Context) error {
 	workers.Go(func() { a.Assets.Watch(workCtx) })
 	workers.Go(func() { a.Credentials.Watch(workCtx) })
 	workers.Go(func() { a.Tokens.WatchKeys(workCtx) })
+	workers.Go(func() { a.AlarmStream.Run(workCtx) }) // closes its streams with 1001, then returns
 	workers.Go(func() {
 		if err := a.workers.Run(workCtx); err != nil {
 			a.Log.Error("background workers stopped", "error", err)
