@@ -115,4 +115,18 @@ type Store interface {
 	// Active returns a page of the visible open lifecycles matching f,
 	// most recently opened first, and how many match in all.
 	Active(ctx context.Context, v auth.Visibility, f ActiveFilter) ([]Lifecycle, int, error)
+
+	// The live stream (alarmstream) reads events in id order, which is
+	// commit order: after an id, nothing earlier can still appear.
+
+	// LatestEventID returns the largest event id, 0 when there is none.
+	LatestEventID(ctx context.Context) (int64, error)
+	// EventsAfter returns up to limit events with an id greater than
+	// afterID, of every organisation, in id order: the instance's one
+	// poller, which filters per subscriber itself.
+	EventsAfter(ctx context.Context, afterID int64, limit int) ([]Event, error)
+	// VisibleEventsAfter returns up to limit visible events with an id in
+	// (afterID, throughID], of organizationID when not empty, in id
+	// order: a resuming subscriber's replay.
+	VisibleEventsAfter(ctx context.Context, v auth.Visibility, organizationID string, afterID, throughID int64, limit int) ([]Event, error)
 }

@@ -20,6 +20,7 @@ import (
 	"atcp/internal/adapters/simulated/simulatedhttp"
 	"atcp/internal/alarms"
 	"atcp/internal/alarms/alarmshttp"
+	"atcp/internal/alarms/alarmstream"
 	"atcp/internal/alarms/fault"
 	"atcp/internal/alarms/faulthttp"
 	"atcp/internal/assets"
@@ -95,6 +96,8 @@ type App struct {
 	// bus publishes them to NATS when ATCP_NATS_URL is set.
 	Outbox *events.Outbox
 	bus    *natsbus.Publisher
+	// AlarmStream fans the alarm events out to this instance's WebSockets.
+	AlarmStream *alarmstream.Hub
 
 	workers *worker.Runner
 
@@ -239,6 +242,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	simulatedhttp.Register(a.Server, simulated.NewFaultService(a.Store.SimulatorFaults(), a.Assets, a.Clock, cfg.Simulate))
 	alarmshttp.Register(a.Server, a.Alarms)
 	faulthttp.Register(a.Server, a.Faults)
+	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
+	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log})
+	alarmstream.Register(a.Server, a.AlarmStream)
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
@@ -269,6 +275,7 @@ func (a *App) Run(ctx context.Context) error {
 	workers.Go(func() { a.incidents.Run(workCtx) })
 	workers.Go(func() { a.Credentials.Watch(workCtx) })
 	workers.Go(func() { a.Tokens.WatchKeys(workCtx) })
+	workers.Go(func() { a.AlarmStream.Run(workCtx) }) // closes its streams with 1001, then returns
 	workers.Go(func() {
 		if err := a.workers.Run(workCtx); err != nil {
 			a.Log.Error("background workers stopped", "error", err)

@@ -60,6 +60,9 @@ type statusRecorder struct {
 func (s *statusRecorder) WriteHeader(code int) {
 	if code < 200 {
 		s.ResponseWriter.WriteHeader(code) // informational: sent at once
+		if code == http.StatusSwitchingProtocols {
+			s.status = code // final: the connection is handed over (WebSocket)
+		}
 		return
 	}
 	if s.pending == 0 && s.status == 0 {
@@ -171,6 +174,20 @@ func (s *Server) logRequest(ctx context.Context, r *http.Request, rec *statusRec
 		slog.String("remote", clientIP(r)))
 }
 
+// authorization is the request's Authorization header or, on a WebSocket
+// handshake without one, "Bearer <token>" from the subprotocols
+// "bearer, <token>": a browser cannot set headers on a WebSocket.
+func authorization(r *http.Request) string {
+	if h := r.Header.Get("Authorization"); h != "" || !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		return h
+	}
+	protocols := strings.Split(strings.Join(r.Header.Values("Sec-WebSocket-Protocol"), ","), ",")
+	if len(protocols) == 2 && strings.TrimSpace(protocols[0]) == "bearer" {
+		return "Bearer " + strings.TrimSpace(protocols[1])
+	}
+	return ""
+}
+
 // outer wraps every request: request id, panic recovery, authentication,
 // rate limiting, the access log and metrics.
 func (s *Server) outer(next http.Handler) http.Handler {
@@ -186,7 +203,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
 
 		caller := &callerState{}
-		if h := r.Header.Get("Authorization"); h != "" {
+		if h := authorization(r); h != "" {
 			scheme, token, _ := strings.Cut(h, " ")
 			if strings.EqualFold(scheme, "Bearer") && token != "" {
 				if p, err := s.tokens.Verify(strings.TrimSpace(token)); err == nil {

@@ -18,7 +18,9 @@ fs.writeFileSync(process.argv[2], JSON.stringify(JSON.parse(fs.readFileSync(proc
 
 echo "-- Redocly CLI $(npx --no-install redocly --version 2>/dev/null), ruleset recommended"
 # Redocly's exit status ignores warnings: count them from its JSON report.
-npx --no-install redocly lint --config redocly.yaml --format=json "$work/openapi.json" >"$work/redocly.json" 2>"$work/redocly.err" || true
+# The ignore file and the overrides name the document relative to the configuration.
+cp redocly.yaml .redocly.lint-ignore.yaml .spectral.yaml "$work/"
+npx --no-install redocly lint --config "$work/redocly.yaml" --format=json "$work/openapi.json" >"$work/redocly.json" 2>"$work/redocly.err" || true
 redocly=0
 node -e 'const fs = require("fs");
 let r;
@@ -30,6 +32,6 @@ process.exit(r.totals.errors + r.totals.warnings > 0 ? 1 : 0);' "$work/redocly.j
 
 echo "-- Spectral $(npx --no-install spectral --version 2>/dev/null), ruleset spectral:oas"
 spectral=0
-npx --no-install spectral lint --ruleset .spectral.yaml --fail-severity=warn "$work/openapi.json" || spectral=$?
+npx --no-install spectral lint --ruleset "$work/.spectral.yaml" --fail-severity=warn "$work/openapi.json" || spectral=$?
 
 exit $((redocly || spectral))

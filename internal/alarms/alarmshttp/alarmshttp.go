@@ -236,7 +236,8 @@ func toEvidence(e alarms.Evidence) Evidence {
 	return Evidence{Facts: httpapi.NonNil(e.Facts), MeasuredAt: e.MeasuredAt, SustainedSeconds: e.SustainedSeconds}
 }
 
-func toEvent(e alarms.Event) AlarmEvent {
+// EventOf is e's wire form, also the message of the live stream.
+func EventOf(e alarms.Event) AlarmEvent {
 	return AlarmEvent{
 		EventID: e.ID, EventType: string(e.Type), AlarmID: e.AlarmID, AlarmKey: e.Key.String(), AssetID: e.Key.AssetID,
 		OrganizationID: e.OrganizationID, RuleID: e.Key.RuleID, AlarmType: e.AlarmType, Severity: string(e.Severity),
@@ -265,7 +266,7 @@ func eventList(p alarms.Page[alarms.Event]) *httpapi.Output[AlarmEventList] {
 	out := &httpapi.Output[AlarmEventList]{Body: AlarmEventList{Alarms: make([]AlarmEvent, len(p.Items)), Total: p.Total,
 		Limit: p.Limit, Offset: p.Offset}}
 	for i, e := range p.Items {
-		out.Body.Alarms[i] = toEvent(e)
+		out.Body.Alarms[i] = EventOf(e)
 	}
 	return out
 }
