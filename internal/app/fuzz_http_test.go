@@ -831,6 +831,7 @@ var fuzzExamples = map[string]struct {
 	"acknowledge-alarm":     {0, `{"notes":"on it"}`},
 	"mute-alarm":            {0, `{"reason":"noisy","duration_seconds":7200}`},
 	"unmute-alarm":          {variantMember, `{"notes":"done"}`},
+	"declare-asset-fault":   {0, `{"notification":null,"notes":"inverter trip"}`},
 
 	"create-immediate-dispatch":  {0, `{"start_time":"2026-02-01T06:00:00Z","end_time":"2026-02-01T06:30:00Z","set_power_mw":-3}`},
 	"disable-immediate-dispatch": {0, ""},

@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"atcp/internal/textrule"
 	"context"
 	"encoding/json"
 	"time"
@@ -49,6 +50,8 @@ func (d Declaration) check(p auth.Principal) error {
 	var v errs.Validation
 	if d.Notes != nil && len([]rune(*d.Notes)) > MaxNotes {
 		v.Add("body.notes", "must be at most 2000 characters", nil)
+	} else if d.Notes != nil {
+		textrule.CheckText(&v, "body.notes", *d.Notes)
 	}
 	if err := v.Err(); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"atcp/internal/textrule"
 	"fmt"
 	"slices"
 	"strings"
@@ -126,12 +127,16 @@ func (n Notification) Check() error {
 		v.Add(at+"subject", "must be one line", nil)
 	case utf8.RuneCountInString(n.Subject) > MaxSubject:
 		v.Add(at+"subject", fmt.Sprintf("must be at most %d characters", MaxSubject), nil)
+	default:
+		textrule.CheckName(&v, at+"subject", n.Subject)
 	}
 	switch {
 	case strings.TrimSpace(n.Body) == "":
 		v.Add(at+"body", "is required", nil)
 	case utf8.RuneCountInString(n.Body) > MaxBody:
 		v.Add(at+"body", fmt.Sprintf("must be at most %d characters", MaxBody), nil)
+	default:
+		textrule.CheckText(&v, at+"body", n.Body)
 	}
 	switch {
 	case len(n.RecipientIDs) == 0:

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"atcp/internal/auth"
 	"atcp/internal/contacts"
 	"atcp/internal/errs"
 	"atcp/internal/restrictions"
@@ -90,5 +91,42 @@ func TestPlanHold(t *testing.T) {
 	}
 	if _, err := Deadline(&Window{Start: now}, now); code(err) != CodeOpenEndedHold {
 		t.Fatalf("open-ended: %v", err)
+	}
+}
+
+func TestDeclarationChecks(t *testing.T) {
+	good := Notification{Language: "de", Subject: "Störung Cottbus 2", Body: "Sehr geehrte Frau Schmidt,\n\tdie Anlage ist gestört.",
+		RecipientIDs: []int64{1}, UnavailabilityEnd: now.Add(time.Hour)}
+	with := func(f func(*Notification)) *Notification { n := good; f(&n); return &n }
+	person := auth.Principal{Subject: "u1", OrganizationID: "demo"}
+	agent := auth.Principal{Subject: "agent", OrganizationID: "demo", IsM2M: true}
+	for _, tc := range []struct {
+		name  string
+		by    auth.Principal
+		d     Declaration
+		code  errs.Code
+		field string
+	}{
+		{"a person's notification", person, Declaration{Notification: &good}, "", ""},
+		{"an agent without notification", agent, Declaration{Notes: new("trip")}, "", ""},
+		{"an agent with a notification", agent, Declaration{Notification: &good}, CodeNotificationNotPermitted, ""},
+		{"NUL in the notes", person, Declaration{Notes: new("trip\x00")}, errs.CodeValidationFailed, "body.notes"},
+		{"tabs and line breaks in the notes", person, Declaration{Notes: new("a\tb\r\nc")}, "", ""},
+		{"NUL in the body", person, Declaration{Notification: with(func(n *Notification) { n.Body = "x\x00" })}, errs.CodeValidationFailed, "body.notification.body"},
+		{"a control character in the subject", person, Declaration{Notification: with(func(n *Notification) { n.Subject = "a\x1bb" })}, errs.CodeValidationFailed, "body.notification.subject"},
+		{"two lines of subject", person, Declaration{Notification: with(func(n *Notification) { n.Subject = "a\nb" })}, errs.CodeValidationFailed, "body.notification.subject"},
+		{"no recipient", person, Declaration{Notification: with(func(n *Notification) { n.RecipientIDs = nil })}, errs.CodeValidationFailed, "body.notification.recipient_contact_ids"},
+		{"French", person, Declaration{Notification: with(func(n *Notification) { n.Language = "fr" })}, errs.CodeValidationFailed, "body.notification.language"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.d.check(tc.by)
+			if code(err) != tc.code {
+				t.Fatalf("code %q (%v), want %q", code(err), err, tc.code)
+			}
+			var e *errs.Error
+			if tc.field != "" && (!errors.As(err, &e) || len(e.Fields) != 1 || e.Fields[0].Location != tc.field) {
+				t.Fatalf("fields of %v, want one at %s", err, tc.field)
+			}
+		})
 	}
 }
