@@ -189,17 +189,36 @@ func (s *Service) events(ctx context.Context, v auth.Visibility, f EventFilter, 
 	return Page[Event]{Items: list, Total: total, Limit: q.Limit, Offset: q.Offset}, err
 }
 
-// Active returns a page of the organisation's open alarms, most recently
-// opened first; the organisation is named as for Events.
-func (s *Service) Active(ctx context.Context, p auth.Principal, q Query) (Page[Lifecycle], error) {
+// OrganizationEvents returns a page of a visible organisation's alarm
+// events, as Events; an organisation the caller may not see is 404, as
+// every resource named in a path.
+func (s *Service) OrganizationEvents(ctx context.Context, v auth.Visibility, org string, q Query) (Page[Event], error) {
+	if err := q.check(true); err != nil {
+		return Page[Event]{}, err
+	}
+	if err := visibleOrganization(v, org); err != nil {
+		return Page[Event]{}, err
+	}
+	return s.events(ctx, v, EventFilter{OrganizationID: org}, q)
+}
+
+// OrganizationActive returns a page of a visible organisation's open
+// alarms, most recently opened first.
+func (s *Service) OrganizationActive(ctx context.Context, v auth.Visibility, org string, q Query) (Page[Lifecycle], error) {
 	if err := q.check(false); err != nil {
 		return Page[Lifecycle]{}, err
 	}
-	org, err := organization(p, q.OrganizationID)
-	if err != nil {
+	if err := visibleOrganization(v, org); err != nil {
 		return Page[Lifecycle]{}, err
 	}
-	return s.active(ctx, p.Visibility(), ActiveFilter{OrganizationID: org}, q)
+	return s.active(ctx, v, ActiveFilter{OrganizationID: org}, q)
+}
+
+func visibleOrganization(v auth.Visibility, org string) error {
+	if !v.Allows(org) {
+		return errs.NotFoundf("organisation %q not found", org)
+	}
+	return nil
 }
 
 // AssetActive returns a page of a visible asset's open alarms.

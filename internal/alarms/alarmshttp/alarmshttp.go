@@ -181,8 +181,18 @@ type listInput struct {
 	Offset         int       `query:"offset" default:"0" minimum:"0"`
 }
 
-type activeInput struct {
-	OrganizationID string   `query:"organization_id" doc:"The organisation: optional for a caller of one organisation (its own; another is 403 organization_not_permitted), required for platform administrators, who see every organisation (422 without it)."`
+type orgHistoryInput struct {
+	OrganizationID string    `path:"organization_id"`
+	StartTime      time.Time `query:"start_time" required:"true" doc:"Events with a timestamp at or after this instant."`
+	EndTime        time.Time `query:"end_time" required:"true" doc:"Events with a timestamp before this instant; after start_time."`
+	EventType      []string  `query:"event_type,explode" enum:"alarm.opened,alarm.resolved,alarm.acknowledged,alarm.muted,alarm.unmuted" doc:"Only these event types; repeat the parameter for several."`
+	Severity       []string  `query:"severity,explode" enum:"INFO,WARNING,MAJOR,CRITICAL" doc:"Only these severities; repeat the parameter for several."`
+	Limit          int       `query:"limit" default:"100" minimum:"1" maximum:"1000" doc:"Page size, at most 1000."`
+	Offset         int       `query:"offset" default:"0" minimum:"0"`
+}
+
+type orgActiveInput struct {
+	OrganizationID string   `path:"organization_id"`
 	Severity       []string `query:"severity,explode" enum:"INFO,WARNING,MAJOR,CRITICAL" doc:"Only these severities; repeat the parameter for several."`
 	Limit          int      `query:"limit" default:"100" minimum:"1" maximum:"1000" doc:"Page size, at most 1000."`
 	Offset         int      `query:"offset" default:"0" minimum:"0"`
@@ -332,14 +342,31 @@ func Register(s *httpapi.Server, svc *alarms.Service) {
 		return eventList(p), nil
 	})
 
+	const orgPath = "/v1/organizations/{organization_id}/alarms"
 	httpapi.Register(s, huma.Operation{
-		OperationID: "list-active-alarms", Method: http.MethodGet, Path: "/v1/alarms/active", Tags: tags,
+		OperationID: "list-organization-alarms", Method: http.MethodGet, Path: orgPath, Tags: tags,
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleEventList), Summary: "Alarm history of an organisation, by path",
+		Description: "The organisation's alarm events, with the query of GET /v1/alarms." + pageDoc +
+			" An organisation the caller may not see is 404.",
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, read, func(ctx context.Context, in *orgHistoryInput) (*httpapi.Output[AlarmEventList], error) {
+		p, err := svc.OrganizationEvents(ctx, httpapi.Principal(ctx).Visibility(), in.OrganizationID,
+			query("", in.StartTime, in.EndTime, in.EventType, in.Severity, in.Limit, in.Offset))
+		if err != nil {
+			return nil, err
+		}
+		return eventList(p), nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "list-organization-active-alarms", Method: http.MethodGet, Path: orgPath + "/active", Tags: tags,
 		Responses: httpapi.ResponseExample(http.StatusOK, exampleActiveList), Summary: "Active alarms of an organisation",
 		Description: "The organisation's open alarms as they stand (acknowledged, muted), most recently opened first, filtered " +
-			"by severity; limit, offset and total as for the history. organization_id: " + orgDoc,
-		Errors: []int{http.StatusUnprocessableEntity},
-	}, read, func(ctx context.Context, in *activeInput) (*httpapi.Output[ActiveAlarmList], error) {
-		p, err := svc.Active(ctx, *httpapi.Principal(ctx), query(in.OrganizationID, time.Time{}, time.Time{}, nil, in.Severity, in.Limit, in.Offset))
+			"by severity; limit, offset and total as for the history. An organisation the caller may not see is 404.",
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, read, func(ctx context.Context, in *orgActiveInput) (*httpapi.Output[ActiveAlarmList], error) {
+		p, err := svc.OrganizationActive(ctx, httpapi.Principal(ctx).Visibility(), in.OrganizationID,
+			query("", time.Time{}, time.Time{}, nil, in.Severity, in.Limit, in.Offset))
 		if err != nil {
 			return nil, err
 		}

@@ -211,21 +211,22 @@ func TestActiveAlarms(t *testing.T) {
 	e := setup(t, testkit.OpenSQLite(t))
 	h := e.h
 	var l activeList
-	h.Do(http.MethodGet, "/v1/alarms/active", e.acmeRO, nil).Expect(t, http.StatusOK, "").JSON(t, &l)
+	acmeActive := "/v1/organizations/acme/alarms/active"
+	h.Do(http.MethodGet, acmeActive, e.acmeRO, nil).Expect(t, http.StatusOK, "").JSON(t, &l)
 	if l.Total != 1 || l.Alarms[0].AlarmKey != "a1:TELEMETRY-001" || l.Alarms[0].AlarmID != e.telemetry || l.Alarms[0].RuleName != "Stale telemetry" {
 		t.Fatalf("%+v", l)
 	}
-	h.Do(http.MethodGet, "/v1/alarms/active", e.admin, nil).Expect(t, http.StatusUnprocessableEntity, "")
-	h.Do(http.MethodGet, "/v1/alarms/active?organization_id=beta", e.admin, nil).Expect(t, http.StatusOK, "").JSON(t, &l)
+	h.Do(http.MethodGet, "/v1/organizations/beta/alarms/active", e.admin, nil).Expect(t, http.StatusOK, "").JSON(t, &l)
 	if l.Total != 1 || l.Alarms[0].AlarmKey != "b1:TELEMETRY-001" {
 		t.Fatalf("beta: %+v", l)
 	}
-	h.Do(http.MethodGet, "/v1/alarms/active?organization_id=beta", e.acmeRO, nil).Expect(t, http.StatusForbidden, "organization_not_permitted")
-	h.Do(http.MethodGet, "/v1/alarms/active?severity=CRITICAL", e.acmeRO, nil).Expect(t, http.StatusOK, "").JSON(t, &l)
+	h.Do(http.MethodGet, "/v1/organizations/beta/alarms/active", e.acmeRO, nil).Expect(t, http.StatusNotFound, "not_found")
+	h.Do(http.MethodGet, acmeActive, e.acmeNone, nil).Expect(t, http.StatusForbidden, "insufficient_scope")
+	h.Do(http.MethodGet, acmeActive+"?severity=CRITICAL", e.acmeRO, nil).Expect(t, http.StatusOK, "").JSON(t, &l)
 	if l.Total != 0 || l.Alarms == nil {
 		t.Fatalf("critical: %+v", l)
 	}
-	h.Do(http.MethodGet, "/v1/alarms/active?limit=1001", e.acmeRO, nil).Expect(t, http.StatusUnprocessableEntity, "")
+	h.Do(http.MethodGet, acmeActive+"?limit=1001", e.acmeRO, nil).Expect(t, http.StatusUnprocessableEntity, "")
 	h.Do(http.MethodGet, "/v1/assets/a1/alarms/active", e.acmeRO, nil).Expect(t, http.StatusOK, "").JSON(t, &l)
 	if l.Total != 1 {
 		t.Fatalf("a1: %+v", l)
@@ -265,7 +266,7 @@ func TestAcknowledge(t *testing.T) {
 		}
 		// Later reads show it.
 		var l activeList
-		h.Do(http.MethodGet, "/v1/alarms/active", e.acmeRO, nil).Expect(t, http.StatusOK, "").JSON(t, &l)
+		h.Do(http.MethodGet, "/v1/organizations/acme/alarms/active", e.acmeRO, nil).Expect(t, http.StatusOK, "").JSON(t, &l)
 		if !l.Alarms[0].Acknowledged || *l.Alarms[0].AcknowledgedBy != "op@acme.example" || *l.Alarms[0].Notes != "Gateway restarting" {
 			t.Fatalf("active: %+v", l)
 		}
@@ -354,4 +355,23 @@ func TestMuteAndUnmute(t *testing.T) {
 			t.Fatalf("history: %+v", events)
 		}
 	})
+}
+
+func TestOrganizationHistory(t *testing.T) {
+	e := setup(t, testkit.OpenSQLite(t))
+	h := e.h
+	var byQuery, byPath eventList
+	h.Do(http.MethodGet, "/v1/alarms?"+window(), e.acmeRO, nil).Expect(t, http.StatusOK, "").JSON(t, &byQuery)
+	h.Do(http.MethodGet, "/v1/organizations/acme/alarms?"+window(), e.acmeRO, nil).Expect(t, http.StatusOK, "").JSON(t, &byPath)
+	if byPath.Total == 0 || byPath.Total != byQuery.Total || byPath.Alarms[0].EventID != byQuery.Alarms[0].EventID {
+		t.Fatalf("by path %+v, by query %+v", byPath, byQuery)
+	}
+	h.Do(http.MethodGet, "/v1/organizations/beta/alarms?"+window(), e.admin, nil).Expect(t, http.StatusOK, "").JSON(t, &byPath)
+	if byPath.Total != 1 || byPath.Alarms[0].OrganizationID != "beta" {
+		t.Fatalf("beta: %+v", byPath)
+	}
+	h.Do(http.MethodGet, "/v1/organizations/beta/alarms?"+window(), e.acmeRO, nil).Expect(t, http.StatusNotFound, "not_found")
+	h.Do(http.MethodGet, "/v1/organizations/acme/alarms?"+window(), e.acmeNone, nil).Expect(t, http.StatusForbidden, "insufficient_scope")
+	h.Do(http.MethodGet, "/v1/organizations/acme/alarms", e.acmeRO, nil).Expect(t, http.StatusUnprocessableEntity, "")
+	h.Do(http.MethodGet, "/v1/organizations/acme/alarms?"+window("limit", "1001"), e.acmeRO, nil).Expect(t, http.StatusUnprocessableEntity, "")
 }
