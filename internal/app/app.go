@@ -243,7 +243,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	alarmshttp.Register(a.Server, a.Alarms)
 	faulthttp.Register(a.Server, a.Faults)
 	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
-	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log})
+	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log, Credentials: a.Credentials})
 	alarmstream.Register(a.Server, a.AlarmStream)
 
 	if err = a.bootstrap(ctx); err != nil {

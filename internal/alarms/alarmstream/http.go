@@ -121,7 +121,7 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request, p auth.Principal, or
 	}
 	defer conn.CloseNow()
 	resume := r.URL.Query().Has("after")
-	code, reason := h.stream(conn.CloseRead(r.Context()), conn, sub, resume, after, through)
+	code, reason := h.stream(conn.CloseRead(r.Context()), conn, &p, sub, resume, after, through)
 	if code >= 0 {
 		_ = conn.Close(code, reason)
 	}
@@ -129,7 +129,7 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request, p auth.Principal, or
 
 // stream replays (when resuming) and then sends the live events; it
 // returns how to close, a negative code when the peer has gone.
-func (h *Hub) stream(ctx context.Context, conn *websocket.Conn, sub *subscriber, resume bool, after, through int64) (websocket.StatusCode, string) {
+func (h *Hub) stream(ctx context.Context, conn *websocket.Conn, p *auth.Principal, sub *subscriber, resume bool, after, through int64) (websocket.StatusCode, string) {
 	last := after // the largest id sent, or asked to resume after
 	resumeAt := func(why string) string { return fmt.Sprintf("%s; reconnect with after=%d", why, last) }
 	send := func(data []byte) error {
@@ -186,6 +186,13 @@ func (h *Hub) stream(ctx context.Context, conn *websocket.Conn, sub *subscriber,
 			cancel()
 			if err != nil {
 				return -1, ""
+			}
+			if h.o.Credentials != nil {
+				// A store that cannot tell keeps the stream: as for a
+				// request, only a definite no ends it.
+				if ok, err := h.o.Credentials.InForce(ctx, p); err == nil && !ok {
+					return websocket.StatusPolicyViolation, "the token is no longer in force (revoked, or its scopes withdrawn): sign in again"
+				}
 			}
 		case <-ctx.Done():
 			return -1, ""

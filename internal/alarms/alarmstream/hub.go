@@ -1,6 +1,7 @@
 package alarmstream
 
 import (
+	"atcp/internal/httpapi"
 	"context"
 	"errors"
 	"log/slog"
@@ -31,9 +32,14 @@ type Options struct {
 	// WriteTimeout bounds one write or ping (10 s).
 	WriteTimeout time.Duration
 	// MaxLifetime closes a stream after this long (1 h, an access token's
-	// lifetime), so that a revoked or expired token stops streaming; the
-	// client reconnects with a fresh token and ?after=.
+	// lifetime), so that an expired token stops streaming; the client
+	// reconnects with a fresh token and ?after=.
 	MaxLifetime time.Duration
+	// Credentials is asked at every ping whether the stream's token is
+	// still in force (as every request's is), so that a revoked
+	// credential, a deleted user or a withdrawn scope stops the stream
+	// within one ping interval; nil: only MaxLifetime ends it.
+	Credentials httpapi.CredentialChecker
 }
 
 func (o *Options) defaults() {

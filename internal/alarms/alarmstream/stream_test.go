@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -300,4 +301,36 @@ func TestStreamAcrossInstances(t *testing.T) {
 	c := mustDial(t, h, h.TokenFor("acme", auth.AlarmRead), "")
 	e := w.emit("acme", "b1")
 	expectIDs(t, c, e.ID)
+}
+
+// switchable answers whether tokens are in force as the test says.
+type switchable struct{ revoked atomic.Bool }
+
+func (s *switchable) InForce(context.Context, *auth.Principal) (bool, error) {
+	return !s.revoked.Load(), nil
+}
+
+// TestStreamEndsWhenTheTokenIsRevoked: at the next ping after the token's
+// credential is revoked, the stream closes with 1008 and says why.
+func TestStreamEndsWhenTheTokenIsRevoked(t *testing.T) {
+	b := testkit.OpenSQLite(t)
+	creds := &switchable{}
+	h, _ := serve(t, b, alarmstream.Options{Ping: 50 * time.Millisecond, Credentials: creds})
+	c := mustDial(t, h, h.TokenFor("acme", auth.AlarmRead), "")
+	closed := make(chan error, 1)
+	go func() {
+		_, err := next(t, c, 10*time.Second)
+		closed <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // several pings while in force
+	select {
+	case err := <-closed:
+		t.Fatalf("closed while in force: %v", err)
+	default:
+	}
+	creds.revoked.Store(true)
+	err := <-closed
+	if websocket.CloseStatus(err) != websocket.StatusPolicyViolation || !strings.Contains(err.Error(), "no longer in force") {
+		t.Fatalf("after revocation: %v", err)
+	}
 }
