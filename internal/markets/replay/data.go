@@ -1,6 +1,7 @@
 // Package replay is the simulated balancing market of the demonstration
 // environment. It embeds real published market results (FCR and aFRR
-// capacity auctions, grid frequency, reBAP and day-ahead prices; see
+// capacity auctions, part of a day's aFRR energy bid ladder, grid
+// frequency, reBAP and day-ahead prices, 2024 aFRR activation; see
 // data/SOURCES.md), loads them strictly, maps any delivery day onto the
 // replayed days block by block and quarter-hour by quarter-hour in German
 // local time, and clears bids against them with pure functions. Published
