@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/shopspring/decimal"
 
 	"atcp/internal/adapters/simulated"
 	"atcp/internal/assets"
@@ -347,7 +348,7 @@ func TestAFRRActivationMovesBattery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Cleared && c.ActivationShare > 0 {
+		if c.Cleared && (c.Pos.ActivatedMW > 0 || c.Neg.ActivatedMW > 0) {
 			qh, clearing = p, c
 			break
 		}
@@ -355,15 +356,15 @@ func TestAFRRActivationMovesBattery(t *testing.T) {
 	if qh.IsZero() {
 		t.Skip("no activation modelled in the block")
 	}
-	product, sign := bids.Pos, 1.0
-	if clearing.Direction == replay.Neg {
-		product, sign = bids.Neg, -1
+	product, sign, dir := bids.Pos, 1.0, replay.Pos
+	if clearing.Pos.ActivatedMW == 0 {
+		product, sign, dir = bids.Neg, -1, replay.Neg
 	}
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := newEnv(t, b, func(a *assets.Asset) {
 			a.AFRREnabled, a.AFRRPrequalifiedPosMW, a.AFRRPrequalifiedNegMW = true, 5, 5
 		})
-		capPrice, energyPrice := bids.EUR(5), bids.Price(math.Floor(clearing.MarginalPrice*100))-100
+		capPrice, energyPrice := bids.EUR(5), bids.EUR(-15000) // first in the merit order
 		e.insertBid(bids.Bid{AssetID: "bess-1", Market: bids.AFRRCapacity, Product: product, Start: fcrBlock.Start, End: fcrBlock.End,
 			CapacityPrice: &capPrice, EnergyPrice: &energyPrice, OfferedMW: 5, AwardedMW: f(5), Status: bids.Successful})
 		e.insertBid(bids.Bid{AssetID: "bess-1", Market: bids.AFRREnergy, Product: product, Start: qh, End: qh.Add(calendar.PeriodLength),
@@ -372,7 +373,13 @@ func TestAFRRActivationMovesBattery(t *testing.T) {
 		at := qh.Add(5 * time.Minute)
 		e.run(l, at)
 		m := e.state("bess-1")
-		activated := sign * math.Floor(5*clearing.ActivationShare*1000) / 1000
+		// The market's figure for the bid (the replayed merit order).
+		market, err := replayData.ClearAFRREnergy([]replay.EnergyBid{{ID: "e", Period: calendar.Interval{Start: qh, End: qh.Add(calendar.PeriodLength)},
+			Direction: dir, PowerMW: 5, Price: decimal.New(int64(energyPrice), -2)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		activated := sign * market[0].ActivatedMW
 		want := AFRRSetpoint(activated, 5, 5, at)
 		near(t, "afrr_setpoint", m.AFRRSetpoint, want)
 		near(t, "afrr_power_actual", m.AFRRPowerActual, want)

@@ -4,13 +4,15 @@ import (
 	"context"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/replay"
 )
 
 // Activations is the replayed day's aFRR activation of energy bids
-// (control.Activations): each bid against the clearing model of its
-// quarter-hour (replay.ApplyEnergy).
+// (control.Activations): the bids of a quarter-hour in the merit order of
+// its modelled market (replay.QuarterHourClearing.Activate).
 type Activations struct{ data *replay.Dataset }
 
 // NewActivations activates bids against data's replayed days.
@@ -18,23 +20,34 @@ func NewActivations(data *replay.Dataset) Activations { return Activations{data:
 
 // Activated returns, in the order of energy, the MW activated of each bid
 // in the quarter-hour starting at period, negative for neg bids; an error
-// when the quarter-hour has no replayed clearing.
+// when the quarter-hour has no replayed clearing or a bid is not of it.
+// A bid's activation depends on every platform bid of its quarter-hour
+// and direction, so energy must be all of them (the control loop passes
+// every forwarded bid covering the second): then each figure is the one
+// the market records for the bid (simulation's activateEnergy).
 func (a Activations) Activated(_ context.Context, period time.Time, energy []bids.Bid) ([]float64, error) {
 	clearing, err := a.data.ClearQuarterHour(period)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]float64, len(energy))
+	in := make([]replay.EnergyBid, len(energy))
 	for i, b := range energy {
-		eb := replay.EnergyBid{ID: b.ID, Period: b.Interval(), Direction: replay.Neg, PowerMW: b.OfferedMW}
+		in[i] = replay.EnergyBid{ID: b.ID, Period: b.Interval(), Direction: replay.Neg, PowerMW: b.OfferedMW}
 		if b.Product == bids.Pos {
-			eb.Direction = replay.Pos
+			in[i].Direction = replay.Pos
 		}
 		if b.EnergyPrice != nil {
-			eb.Price = float64(*b.EnergyPrice) / 100
+			in[i].Price = decimal.New(int64(*b.EnergyPrice), -2)
 		}
-		out[i] = replay.ApplyEnergy(clearing, eb).ActivatedMW
-		if eb.Direction == replay.Neg {
+	}
+	outcomes, err := clearing.Activate(in)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(energy))
+	for i, o := range outcomes {
+		out[i] = o.ActivatedMW
+		if in[i].Direction == replay.Neg {
 			out[i] = -out[i]
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"atcp/internal/assets"
 	"atcp/internal/control"
 	"atcp/internal/errs"
@@ -157,7 +159,7 @@ func TestActivations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A quarter-hour the replay model activates.
+	// A quarter-hour the replay model activates in both directions.
 	var period time.Time
 	var clearing replay.QuarterHourClearing
 	for p := start.Add(-3 * time.Hour); p.Before(start.Add(12 * time.Hour)); p = p.Add(calendar.PeriodLength) {
@@ -165,7 +167,7 @@ func TestActivations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Cleared && c.ActivationShare > 0 {
+		if c.Cleared && c.Pos.ActivatedMW > 10 && c.Neg.ActivatedMW > 10 {
 			period, clearing = p, c
 			break
 		}
@@ -173,25 +175,50 @@ func TestActivations(t *testing.T) {
 	if period.IsZero() {
 		t.Fatal("no activation modelled")
 	}
-	product, other, sign := bids.Pos, bids.Neg, 1.0
-	if clearing.Direction == replay.Neg {
-		product, other, sign = bids.Neg, bids.Pos, -1
+	// Cents below the marginal price, whole cents.
+	below := func(dir replay.Direction, eur int64) *bids.Price {
+		p := bids.Price(clearing.Market(dir).MarginalPrice.Shift(2).IntPart() - eur*100)
+		return &p
 	}
-	price := bids.Price(math.Floor(clearing.MarginalPrice*100)) - 100
+	bid := func(id string, product bids.Product, price *bids.Price, mw float64) bids.Bid {
+		return bids.Bid{ID: id, AssetID: "bess-" + id, Market: bids.AFRREnergy, Product: product, Start: period, End: period.Add(calendar.PeriodLength), EnergyPrice: price, OfferedMW: mw}
+	}
 	energy := []bids.Bid{
-		{ID: "a", Market: bids.AFRREnergy, Product: product, Start: period, End: period.Add(calendar.PeriodLength), EnergyPrice: &price, OfferedMW: 5},
-		{ID: "b", Market: bids.AFRREnergy, Product: other, Start: period, End: period.Add(calendar.PeriodLength), EnergyPrice: &price, OfferedMW: 5},
+		bid("a", bids.Pos, below(replay.Pos, 100), 5),
+		bid("b", bids.Neg, below(replay.Neg, 100), 5),
+		bid("c", bids.Pos, below(replay.Pos, 5), 8),  // at the margin, after a
+		bid("d", bids.Neg, below(replay.Neg, -1), 5), // beyond the marginal price
 	}
 	got, err := NewActivations(data).Activated(context.Background(), period, energy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := replay.ApplyEnergy(clearing, replay.EnergyBid{ID: "a", Period: energy[0].Interval(), Direction: clearing.Direction,
-		Price: float64(price) / 100, PowerMW: 5}).ActivatedMW
-	if len(got) != 2 || want <= 0 || got[0] != sign*want || got[1] != 0 {
-		t.Fatalf("activated %v, want [%v 0]", got, sign*want)
+	// The market's recorded figure for the same bids: equal, signed.
+	in := make([]replay.EnergyBid, len(energy))
+	for i, b := range energy {
+		dir := replay.Neg
+		if b.Product == bids.Pos {
+			dir = replay.Pos
+		}
+		in[i] = replay.EnergyBid{ID: b.ID, Period: b.Interval(), Direction: dir, PowerMW: b.OfferedMW, Price: decimal.New(int64(*b.EnergyPrice), -2)}
+	}
+	market, err := data.ClearAFRREnergy(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{market[0].ActivatedMW, -market[1].ActivatedMW, market[2].ActivatedMW, -market[3].ActivatedMW}
+	if len(got) != 4 || got[0] != 5 || got[1] != -5 || got[2] <= 0 || got[2] >= 8 || got[3] != 0 {
+		t.Fatalf("activated %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("control loop %v, market %v", got, want)
+		}
 	}
 	if _, err := NewActivations(data).Activated(context.Background(), period.Add(time.Minute), energy); err == nil {
 		t.Fatal("a period not on a quarter-hour activated")
+	}
+	if _, err := NewActivations(data).Activated(context.Background(), period.Add(calendar.PeriodLength), energy); err == nil {
+		t.Fatal("bids of another quarter-hour activated")
 	}
 }

@@ -5,7 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/shopspring/decimal"
 
 	"atcp/internal/markets/calendar"
 )
@@ -192,190 +193,6 @@ func TestAFRRCapacityProRataAtTheMargin(t *testing.T) {
 	}
 }
 
-func TestActivationModel(t *testing.T) {
-	d := mustLoad(t)
-	feb2 := ReplayedDeliveryDay
-	type point struct{ dev, mw float64 }
-	var pos, neg []point
-	for _, p := range feb2.Periods() {
-		c, err := d.ClearQuarterHour(p.Start)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, _ := d.Frequency(c.Source)
-		rebap, _ := d.Rebap(c.Source)
-		if !c.Cleared || c.ActivationShare < 0 || c.ActivationShare > 1 {
-			t.Fatalf("%s: %+v", c.Source, c)
-		}
-		switch {
-		case f.MeanHz < NominalHz:
-			if c.Direction != Pos || c.MarginalPrice != rebap {
-				t.Errorf("%s below 50 Hz: %+v", c.Source, c)
-			}
-			pos = append(pos, point{NominalHz - f.MeanHz, c.SystemActivatedMW})
-		case f.MeanHz > NominalHz:
-			if c.Direction != Neg || c.MarginalPrice != -rebap {
-				t.Errorf("%s above 50 Hz: %+v", c.Source, c)
-			}
-			neg = append(neg, point{f.MeanHz - NominalHz, c.SystemActivatedMW})
-		}
-	}
-	// Larger deviation, more activation; the extremes are the calibration's.
-	for dir, pts := range map[Direction][]point{Pos: pos, Neg: neg} {
-		maxMW := 0.0
-		for _, a := range pts {
-			for _, b := range pts {
-				if a.dev > b.dev && a.mw < b.mw {
-					t.Fatalf("%s: deviation %v activates %v MW, less than %v MW at %v", dir, a.dev, a.mw, b.mw, b.dev)
-				}
-			}
-			maxMW = max(maxMW, a.mw)
-		}
-		cal := d.calibration[dir]
-		if maxMW != cal[len(cal)-1] {
-			t.Errorf("%s: largest modelled activation %v, want the 2024 maximum %v", dir, maxMW, cal[len(cal)-1])
-		}
-	}
-	if len(pos) == 0 || len(neg) == 0 {
-		t.Fatalf("replayed day activates one direction only: %d pos, %d neg", len(pos), len(neg))
-	}
-}
-
-func TestQuantile(t *testing.T) {
-	s := []float64{0, 10, 20, 40}
-	for q, want := range map[float64]float64{0: 0, 1: 40, 0.5: 15, 1.0 / 3: 10, 0.9: 34} {
-		if got := quantile(s, q); math.Abs(got-want) > 1e-9 {
-			t.Errorf("quantile(%v) = %v, want %v", q, got, want)
-		}
-	}
-	if quantile(nil, 0.5) != 0 {
-		t.Error("empty distribution")
-	}
-}
-
-func TestClearAFRREnergy(t *testing.T) {
-	d := mustLoad(t)
-	// Find one quarter-hour of each direction on the replayed day.
-	var posP, negP calendar.Interval
-	var posC, negC QuarterHourClearing
-	for _, p := range ReplayedDeliveryDay.Periods() {
-		c, _ := d.ClearQuarterHour(p.Start)
-		if c.Direction == Pos && c.ActivationShare > posC.ActivationShare {
-			posP, posC = p, c
-		}
-		if c.Direction == Neg && c.ActivationShare > negC.ActivationShare {
-			negP, negC = p, c
-		}
-	}
-	if posC.ActivationShare == 0 || negC.ActivationShare == 0 {
-		t.Fatal("no activated quarter-hour found")
-	}
-	cases := []struct {
-		name   string
-		bid    EnergyBid
-		status Status
-		note   string
-	}{
-		{"pos within marginal", EnergyBid{ID: "p1", Period: posP, Direction: Pos, PowerMW: 10, Price: posC.MarginalPrice}, Successful,
-			"modelled from the replayed quarter-hour " + posC.Source.String() + " (local time): activated for a modelled share"},
-		{"pos below marginal", EnergyBid{ID: "p2", Period: posP, Direction: Pos, PowerMW: 10, Price: posC.MarginalPrice - 100}, Successful, "paid the marginal price"},
-		{"pos beyond marginal", EnergyBid{ID: "p3", Period: posP, Direction: Pos, PowerMW: 10, Price: posC.MarginalPrice + 0.01}, Rejected, "beyond"},
-		{"neg in a pos quarter-hour", EnergyBid{ID: "p4", Period: posP, Direction: Neg, PowerMW: 10, Price: -15000}, Rejected, "other direction"},
-		// neg: platform convention, provider receives the price; the TSO
-		// calls the lowest first, so price <= marginal (= -reBAP).
-		{"neg provider pays", EnergyBid{ID: "n1", Period: negP, Direction: Neg, PowerMW: 10, Price: negC.MarginalPrice - 50}, Successful, ""},
-		{"neg too expensive", EnergyBid{ID: "n2", Period: negP, Direction: Neg, PowerMW: 10, Price: negC.MarginalPrice + 50}, Rejected, "beyond"},
-	}
-	bids := make([]EnergyBid, len(cases))
-	for i, c := range cases {
-		bids[i] = c.bid
-	}
-	out, err := d.ClearAFRREnergy(bids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, c := range cases {
-		o := out[i]
-		if o.Status != c.status || o.PriceSource != Modelled || o.BidID != c.bid.ID || !strings.Contains(o.Note, c.note) {
-			t.Errorf("%s: %+v", c.name, o)
-			continue
-		}
-		clearing := posC
-		if c.bid.Period == negP {
-			clearing = negC
-		}
-		if o.Status == Successful {
-			wantMW := math.Floor(c.bid.PowerMW*clearing.ActivationShare*1000) / 1000
-			if o.ActivatedMW != wantMW || o.ActivatedMWh != wantMW/4 || o.SettlementPrice != clearing.MarginalPrice ||
-				o.RevenueEUR != cents(wantMW/4*clearing.MarginalPrice) {
-				t.Errorf("%s settlement: %+v (share %v)", c.name, o, clearing.ActivationShare)
-			}
-		} else if o.ActivatedMW != 0 || o.RevenueEUR != 0 {
-			t.Errorf("%s: not activated but %+v", c.name, o)
-		}
-	}
-}
-
-func TestEnergyFallback(t *testing.T) {
-	m := dataFS(t)
-	d, err := LoadFS(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	period := ReplayedDeliveryDay.Periods()[40] // 10:00 local
-	src, _ := SourceQuarterHour(period.Start)
-	da, _ := d.DayAhead(src)
-	bid := EnergyBid{ID: "x", Period: period, Direction: Pos, PowerMW: 5, Price: -15000}
-	for name, breakIt := range map[string]func(){
-		"no frequency":   func() { delete(d.frequency, src) },
-		"no reBAP":       func() { delete(d.rebap, src) },
-		"sparse samples": func() { f := d.frequency[src]; f.Samples = MinSamples - 1; d.frequency[src] = f },
-	} {
-		d, _ = LoadFS(m)
-		breakIt()
-		out, err := d.ClearAFRREnergy([]EnergyBid{bid})
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := out[0]
-		if o.Status != Fallback || o.SettlementPrice != da || o.ActivatedMW != 0 || o.PriceSource != Modelled {
-			t.Errorf("%s: %+v", name, o)
-		}
-	}
-	// Exactly 50 Hz clears, activating nothing.
-	d, _ = LoadFS(m)
-	f := d.frequency[src]
-	f.MeanHz = NominalHz
-	d.frequency[src] = f
-	d.modelActivations()
-	out, _ := d.ClearAFRREnergy([]EnergyBid{bid})
-	if out[0].Status != Rejected || out[0].ActivatedMW != 0 {
-		t.Errorf("50 Hz: %+v", out[0])
-	}
-}
-
-func TestClearAFRREnergyRejectsInvalidBids(t *testing.T) {
-	d := mustLoad(t)
-	p := ReplayedDeliveryDay.Periods()[0]
-	good := EnergyBid{ID: "x", Period: p, Direction: Pos, PowerMW: 1, Price: 1}
-	for name, mutate := range map[string]func(*EnergyBid){
-		"no id":       func(b *EnergyBid) { b.ID = "" },
-		"direction":   func(b *EnergyBid) { b.Direction = "" },
-		"power":       func(b *EnergyBid) { b.PowerMW = -1 },
-		"NaN price":   func(b *EnergyBid) { b.Price = math.NaN() },
-		"long period": func(b *EnergyBid) { b.Period.End = b.Period.End.Add(calendar.PeriodLength) },
-		"unaligned": func(b *EnergyBid) {
-			b.Period.Start, b.Period.End = b.Period.Start.Add(time.Minute), b.Period.End.Add(time.Minute)
-		},
-	} {
-		b := good
-		mutate(&b)
-		if _, err := d.ClearAFRREnergy([]EnergyBid{good, b}); err == nil {
-			t.Errorf("%s accepted", name)
-		}
-	}
-}
-
 // BenchmarkClearDeliveryDay clears one delivery day for 1,000 assets:
 // each bids the six FCR blocks, twelve aFRR capacity blocks and an energy
 // bid per quarter-hour and direction (192).
@@ -393,7 +210,7 @@ func BenchmarkClearDeliveryDay(b *testing.B) {
 		}
 		for i, p := range delivery.Periods() {
 			for _, dir := range []Direction{Pos, Neg} {
-				energy = append(energy, EnergyBid{ID: fmt.Sprintf("e%d-%d-%s", a, i, dir), Period: p, Direction: dir, PowerMW: 10, Price: float64(a%300) - 150})
+				energy = append(energy, EnergyBid{ID: fmt.Sprintf("e%d-%d-%s", a, i, dir), Period: p, Direction: dir, PowerMW: 10, Price: decimal.New(int64(a%300-150), 0)})
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 // Package replay is the simulated balancing market of the demonstration
 // environment. It embeds real published market results (FCR and aFRR
-// capacity auctions, grid frequency, reBAP and day-ahead prices; see
+// capacity auctions, part of a day's aFRR energy bid ladder, grid
+// frequency, reBAP and day-ahead prices, 2024 aFRR activation; see
 // data/SOURCES.md), loads them strictly, maps any delivery day onto the
 // replayed days block by block and quarter-hour by quarter-hour in German
 // local time, and clears bids against them with pure functions. Published
@@ -31,13 +32,14 @@ var Embedded embed.FS
 
 // The data files, relative to the data directory.
 const (
-	FCRFile          = "fcr_capacity_results_2026-01-25_2026-02-02.csv"
-	AFRRCapacityFile = "afrr_capacity_results_DE_2026-02-01_2026-02-02.csv"
-	AFRRWeekFile     = "afrr_capacity_results_DE_2026-01-25_2026-01-31.csv"
-	FrequencyFile    = "grid_frequency_15min_stats_2026-02-01_2026-02-02.csv"
-	RebapFile        = "rebap_imbalance_price_DE_15min_2026-01-25_2026-02-02.csv"
-	DayAheadFile     = "day_ahead_prices_DE_LU_15min_2026-01-25_2026-02-02.csv"
-	ActivatedFile    = "supplementary_2024-02-04_2024-02-05/afrr_activated_DE_15min_2024-02-04_2024-02-05.csv"
+	FCRFile            = "fcr_capacity_results_2026-01-25_2026-02-02.csv"
+	AFRRCapacityFile   = "afrr_capacity_results_DE_2026-02-01_2026-02-02.csv"
+	AFRRWeekFile       = "afrr_capacity_results_DE_2026-01-25_2026-01-31.csv"
+	FrequencyFile      = "grid_frequency_15min_stats_2026-02-01_2026-02-02.csv"
+	RebapFile          = "rebap_imbalance_price_DE_15min_2026-01-25_2026-02-02.csv"
+	DayAheadFile       = "day_ahead_prices_DE_LU_15min_2026-01-25_2026-02-02.csv"
+	ActivatedFile      = "supplementary_2024-02-04_2024-02-05/afrr_activated_DE_15min_2024-02-04_2024-02-05.csv"
+	EnergyOverviewFile = "afrr_energy_market_overview_DE_2026-02-01_partial.csv"
 )
 
 // Direction is an aFRR product direction.
@@ -106,6 +108,19 @@ type Activation struct {
 	PosMW, NegMW float64
 }
 
+// EnergyOverview is one row of the regelleistung.net aFRR energy market
+// overview: statistics of the German energy-bid ladder of one
+// quarter-hour and direction (not activation prices). Prices are EUR/MWh
+// in the platform's convention (what the provider receives), converted
+// from the file's: for NEG the file gives the payment from the provider to
+// the TSO, so its prices are negated here (see loadEnergyOverview).
+type EnergyOverview struct {
+	MinEUR      float64 // the first (cheapest) bid of the ladder
+	AverageEUR  float64 // the average over the ladder
+	MarginalEUR float64 // the last bid of the full ladder (at the price limit), not a clearing price
+	OfferedMW   float64
+}
+
 // Dataset is the loaded market data. It is read-only after loading and
 // safe for concurrent use.
 type Dataset struct {
@@ -115,11 +130,17 @@ type Dataset struct {
 	rebap     map[QuarterHour]float64
 	dayAhead  map[QuarterHour]float64
 	activated []Activation
-	// calibration holds, per direction, the 2024 activated volumes in
-	// ascending order: the distribution the activation model maps onto.
-	calibration map[Direction][]float64
-	// activations is the modelled activation of each source quarter-hour.
-	activations map[QuarterHour]activation
+	overview  map[overviewKey]EnergyOverview
+	// model is the activation model calibrated on the 2024 volumes.
+	model ActivationModel
+	// reference is, per direction, the bid ladder of the average overview
+	// row: the shape of the synthetic ladders where no overview exists.
+	reference map[Direction]Ladder
+}
+
+type overviewKey struct {
+	q   QuarterHour
+	dir Direction
 }
 
 type blockKey struct {
@@ -166,6 +187,17 @@ func (d *Dataset) DayAhead(q QuarterHour) (float64, bool) {
 // Activated returns the 2024 activated aFRR volumes used for calibration.
 func (d *Dataset) Activated() []Activation { return slices.Clone(d.activated) }
 
+// EnergyOverview returns the real aFRR energy bid ladder statistics of a
+// source quarter-hour and direction, where published (2026-02-01
+// 00:00-09:30 only).
+func (d *Dataset) EnergyOverview(q QuarterHour, dir Direction) (EnergyOverview, bool) {
+	o, ok := d.overview[overviewKey{q, dir}]
+	return o, ok
+}
+
+// ActivationModel returns the calibrated activation model.
+func (d *Dataset) ActivationModel() ActivationModel { return d.model }
+
 var loadEmbedded = sync.OnceValues(func() (*Dataset, error) {
 	sub, err := fs.Sub(Embedded, "data")
 	if err != nil {
@@ -188,6 +220,7 @@ func LoadFS(fsys fs.FS) (*Dataset, error) {
 	d := &Dataset{
 		fcr: map[blockKey]FCRBlock{}, afrr: map[afrrKey]AFRRCapacityBlock{},
 		frequency: map[QuarterHour]Frequency{}, rebap: map[QuarterHour]float64{}, dayAhead: map[QuarterHour]float64{},
+		overview: map[overviewKey]EnergyOverview{},
 	}
 	steps := []func(fs.FS) error{
 		d.loadFCR,
@@ -197,6 +230,7 @@ func LoadFS(fsys fs.FS) (*Dataset, error) {
 		func(f fs.FS) error { return loadPrices(f, RebapFile, d.rebap) },
 		func(f fs.FS) error { return loadPrices(f, DayAheadFile, d.dayAhead) },
 		d.loadActivated,
+		d.loadEnergyOverview,
 	}
 	for _, step := range steps {
 		if err := step(fsys); err != nil {
@@ -206,8 +240,14 @@ func LoadFS(fsys fs.FS) (*Dataset, error) {
 	if err := d.checkComplete(); err != nil {
 		return nil, err
 	}
-	d.calibrate()
-	d.modelActivations()
+	var pool []Frequency
+	for _, f := range d.frequency {
+		if f.Samples >= MinSamples {
+			pool = append(pool, f)
+		}
+	}
+	d.model = Calibrate(pool, d.activated)
+	d.reference = referenceLadders(d.overview)
 	return d, nil
 }
 
@@ -520,6 +560,85 @@ func (d *Dataset) loadActivated(fsys fs.FS) error {
 	return nil
 }
 
+// loadEnergyOverview reads the aFRR energy market overview. The file's
+// NEG ladder runs from about +105 (its first, most favourable bid, in
+// MIN) down to -15000 (MARGINAL, the last bid): its NEG prices are the
+// payment from the provider to the TSO (the German convention of a
+// payment direction), the opposite of the platform's, so they are negated
+// (the platform's NEG ladder then runs from about -105, the provider pays,
+// to +15000). A NEG row must be ordered MIN >= AVERAGE >= MARGINAL in the
+// file, a POS row MIN <= AVERAGE <= MARGINAL: both become cheapest first.
+// The file covers part of a day, so completeness is not required.
+func (d *Dataset) loadEnergyOverview(fsys fs.FS) error {
+	const (
+		minP     = "GERMANY_MIN_ENERGY_PRICE_[EUR/MWh]"
+		avgP     = "GERMANY_AVERAGE_ENERGY_PRICE_[EUR/MWh]"
+		margP    = "GERMANY_MARGINAL_ENERGY_PRICE_[EUR/MWh]"
+		offered  = "GERMANY_SUM_OF_OFFERED_CAPACITY_[MW]"
+		reserves = "TYPE_OF_RESERVES"
+	)
+	t, err := readTable(fsys, EnergyOverviewFile, "DELIVERY_DATE", reserves, "PRODUCT", minP, avgP, margP, offered, "NOTE", "QH_START_LOCAL_CET", "QH_END_LOCAL_CET")
+	if err != nil {
+		return err
+	}
+	for i := range t.rows {
+		day, err := t.day(i, "DELIVERY_DATE")
+		if err != nil {
+			return err
+		}
+		if s := t.str(i, reserves); s != "aFRR" {
+			return t.rowErr(i, reserves, "%q, want aFRR", s)
+		}
+		dir, q, err := t.energyProduct(i, day)
+		if err != nil {
+			return err
+		}
+		if note := t.str(i, "NOTE"); note != "" {
+			return t.rowErr(i, "NOTE", "unexpected note %q", note)
+		}
+		var o EnergyOverview
+		if err := t.nums(i, []string{minP, avgP, margP, offered}, &o.MinEUR, &o.AverageEUR, &o.MarginalEUR, &o.OfferedMW); err != nil {
+			return err
+		}
+		if dir == Neg {
+			o.MinEUR, o.AverageEUR, o.MarginalEUR = -o.MinEUR, -o.AverageEUR, -o.MarginalEUR
+		}
+		if o.MinEUR > o.AverageEUR || o.AverageEUR > o.MarginalEUR {
+			return t.rowErr(i, margP, "prices min %v, average %v, marginal %v are not a merit order of %s bids", t.str(i, minP), t.str(i, avgP), t.str(i, margP), dir)
+		}
+		if !(o.OfferedMW > 0) {
+			return t.rowErr(i, offered, "offered volume %v is not positive", o.OfferedMW)
+		}
+		k := overviewKey{q, dir}
+		if _, dup := d.overview[k]; dup {
+			return t.rowErr(i, "PRODUCT", "%s %s repeated", q, dir)
+		}
+		d.overview[k] = o
+	}
+	return nil
+}
+
+// energyProduct parses PRODUCT (POS_nnn or NEG_nnn, quarter-hour nnn =
+// 001..096 of the local day) and checks QH_START_LOCAL_CET and
+// QH_END_LOCAL_CET against it.
+func (t *table) energyProduct(i int, day calendar.Day) (Direction, QuarterHour, error) {
+	s := t.str(i, "PRODUCT")
+	dir, num, _ := strings.Cut(s, "_")
+	n, err := strconv.Atoi(num)
+	if (dir != "POS" && dir != "NEG") || len(num) != 3 || err != nil || n < 1 || n > QuarterHoursPerDay {
+		return "", QuarterHour{}, t.rowErr(i, "PRODUCT", "%q is not a product POS_nnn or NEG_nnn of a quarter-hour 001..096", s)
+	}
+	q := QuarterHour{Day: day, Index: n - 1}
+	start := time.Date(2000, 1, 1, q.Index/4, q.Index%4*15, 0, 0, time.UTC)
+	if got := t.str(i, "QH_START_LOCAL_CET"); got != start.Format("15:04") {
+		return "", QuarterHour{}, t.rowErr(i, "QH_START_LOCAL_CET", "%q is not the start of %s", got, s)
+	}
+	if got := t.str(i, "QH_END_LOCAL_CET"); got != start.Add(calendar.PeriodLength).Format("15:04") {
+		return "", QuarterHour{}, t.rowErr(i, "QH_END_LOCAL_CET", "%q is not the end of %s", got, s)
+	}
+	return Direction(strings.ToLower(dir)), q, nil
+}
+
 // checkComplete requires every day present in a series to be whole (six
 // blocks, twelve aFRR products, 96 quarter-hours) and the replayed days
 // to be present in every series the clearing reads.
@@ -569,6 +688,12 @@ func (d *Dataset) checkComplete() error {
 	if len(d.activated) == 0 || len(d.activated)%QuarterHoursPerDay != 0 {
 		return fmt.Errorf("replay data %s: %d quarter-hours, want whole days", ActivatedFile, len(d.activated))
 	}
+	// The reference ladders (the synthetic ladders' shape) need both directions.
+	for _, dir := range []Direction{Pos, Neg} {
+		if !slices.ContainsFunc(keys(d.overview), func(k overviewKey) bool { return k.dir == dir }) {
+			return fmt.Errorf("replay data %s: no %s quarter-hour", EnergyOverviewFile, dir)
+		}
+	}
 	return nil
 }
 
@@ -578,17 +703,4 @@ func keys[K comparable, V any](m map[K]V) []K {
 		out = append(out, k)
 	}
 	return out
-}
-
-// calibrate sorts the 2024 activated volumes of each direction: the
-// activation model maps a quarter-hour's frequency deviation rank onto
-// this distribution.
-func (d *Dataset) calibrate() {
-	d.calibration = map[Direction][]float64{}
-	for _, a := range d.activated {
-		d.calibration[Pos] = append(d.calibration[Pos], a.PosMW)
-		d.calibration[Neg] = append(d.calibration[Neg], a.NegMW)
-	}
-	slices.Sort(d.calibration[Pos])
-	slices.Sort(d.calibration[Neg])
 }

@@ -56,6 +56,16 @@ func TestLoadEmbeddedData(t *testing.T) {
 	if a[0].Day.String() != "2024-02-04" || a[0].Index != 0 || a[0].PosMW != 0.36 || a[0].NegMW != 83.332 || a[191].Index != 95 {
 		t.Errorf("activated 2024: first %+v last %+v", a[0], a[191])
 	}
+	// The overview in the platform's convention: NEG negated.
+	if o, ok := d.EnergyOverview(QuarterHour{feb1, 0}, Neg); !ok || o.MinEUR != -104.96 || o.AverageEUR != 718.61 || o.MarginalEUR != 15000 || o.OfferedMW != 2114 {
+		t.Errorf("overview NEG_001: %+v", o)
+	}
+	if o, ok := d.EnergyOverview(QuarterHour{feb1, 37}, Pos); !ok || o.MinEUR != 103.16 || o.AverageEUR != 1091.11 || o.MarginalEUR != 14999 || o.OfferedMW != 2205 {
+		t.Errorf("overview POS_038: %+v", o)
+	}
+	if _, ok := d.EnergyOverview(QuarterHour{feb1, 38}, Pos); ok {
+		t.Error("overview beyond 09:30 (the file is partial)")
+	}
 	if again, _ := Load(); again != d {
 		t.Error("Load parsed the embedded data twice")
 	}
@@ -70,7 +80,7 @@ func TestEmbeddedProvenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{FCRFile, AFRRCapacityFile, AFRRWeekFile, FrequencyFile, RebapFile, DayAheadFile, ActivatedFile} {
+	for _, f := range []string{FCRFile, AFRRCapacityFile, AFRRWeekFile, FrequencyFile, RebapFile, DayAheadFile, ActivatedFile, EnergyOverviewFile} {
 		if !bytes.Contains(prov, []byte(f)) {
 			t.Errorf("PROVENANCE.md does not name %s", f)
 		}
@@ -131,6 +141,26 @@ func TestLoadIsStrict(t *testing.T) {
 		{"sample count", replace(FrequencyFile, "0.02145,900,", "0.02145,901,"), "sample count"},
 		{"negative activation", replace(ActivatedFile, "0.360,0.360", "0.360,-0.360"), "negative"},
 		{"activation interval", replace(ActivatedFile, "00:00,00:15", "00:00,00:30"), "does not end the quarter-hour"},
+		{"overview product", replace(EnergyOverviewFile, "NEG_001", "NEG_1"), "is not a product POS_nnn or NEG_nnn"},
+		{"overview quarter-hour", replace(EnergyOverviewFile, "NEG_001", "NEG_097"), "is not a product"},
+		{"overview start", replace(EnergyOverviewFile, ",,00:00,00:15", ",,00:15,00:15"), "is not the start of NEG_001"},
+		{"overview end", replace(EnergyOverviewFile, ",,00:00,00:15", ",,00:00,00:30"), "is not the end of NEG_001"},
+		{"overview reserve type", replace(EnergyOverviewFile, "2026-02-01,aFRR,NEG_001", "2026-02-01,mFRR,NEG_001"), "want aFRR"},
+		{"overview NEG order", replace(EnergyOverviewFile, "104.96,-718.61,-15000", "-718.61,104.96,-15000"), "are not a merit order of neg bids"},
+		{"overview POS order", replace(EnergyOverviewFile, "85.34,1221.94,15000", "1221.94,85.34,15000"), "are not a merit order of pos bids"},
+		{"overview note", replace(EnergyOverviewFile, "2114,,00:00", "2114,estimated,00:00"), "unexpected note"},
+		{"overview offered", replace(EnergyOverviewFile, "2114,,00:00", "0,,00:00"), "not positive"},
+		{"overview duplicate", replace(EnergyOverviewFile, "NEG_002,104.94,-728.41,-15000,2120,,00:15,00:30", "NEG_001,104.94,-728.41,-15000,2120,,00:00,00:15"), "repeated"},
+		{"overview price", replace(EnergyOverviewFile, "104.96", "1O4.96"), "is not a finite number"},
+		{"overview direction missing", func(m fstest.MapFS) {
+			var keep []string
+			for _, l := range strings.Split(string(m[EnergyOverviewFile].Data), "\n") {
+				if !strings.Contains(l, ",POS_") {
+					keep = append(keep, l)
+				}
+			}
+			m[EnergyOverviewFile] = &fstest.MapFile{Data: []byte(strings.Join(keep, "\n"))}
+		}, "no pos quarter-hour"},
 		{"gap in a day", func(m fstest.MapFS) {
 			lines := strings.Split(string(m[RebapFile].Data), "\n")
 			m[RebapFile] = &fstest.MapFile{Data: []byte(strings.Join(append(lines[:5], lines[6:]...), "\n"))}

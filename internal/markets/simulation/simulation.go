@@ -41,6 +41,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/markets/afrr"
@@ -291,13 +293,15 @@ func (m *Market) Energy(ctx context.Context, now time.Time) error {
 	return err
 }
 
-// activateEnergy settles delivered energy bids, one quarter-hour each.
+// activateEnergy settles delivered energy bids: every bid of a
+// quarter-hour in one merit order, as the control loop activated them
+// (simulated.Activations converts the bids alike).
 func activateEnergy(data *replay.Dataset, delivered []bids.Bid) ([]bids.Outcome, error) {
 	in := make([]replay.EnergyBid, len(delivered))
 	for i, b := range delivered {
 		in[i] = replay.EnergyBid{ID: b.ID, Period: b.Interval(), Direction: direction(b.Product), PowerMW: b.OfferedMW}
 		if b.EnergyPrice != nil {
-			in[i].Price = float64(*b.EnergyPrice) / 100
+			in[i].Price = decimal.New(int64(*b.EnergyPrice), -2)
 		}
 	}
 	results, err := data.ClearAFRREnergy(in)
@@ -314,7 +318,7 @@ func activateEnergy(data *replay.Dataset, delivered []bids.Bid) ([]bids.Outcome,
 			status = bids.Fallback
 		}
 		activated := r.ActivatedMW
-		price := bids.Price(math.Round(r.SettlementPrice * 100))
+		price := bids.Price(r.SettlementPrice.Shift(2).IntPart()) // whole cents
 		source, day, note := string(r.PriceSource), r.Source.Day.String(), r.Note
 		out[i] = bids.Outcome{Ref: bids.Ref{AssetID: delivered[i].AssetID, ID: delivered[i].ID}, Status: status,
 			AwardedMW: &activated, SettlementPrice: &price, PriceSource: &source, SourceDay: &day, ClearingNote: &note}

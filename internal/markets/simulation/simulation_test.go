@@ -274,27 +274,27 @@ func TestAFRRCapacityPayAsBid(t *testing.T) {
 }
 
 // TestAFRREnergyActivation: energy bids are forwarded at their closure and,
-// once delivered, activated in the direction the replayed quarter-hour
-// activated and settled at its marginal price.
+// once delivered, activated in each direction the replayed quarter-hour
+// activated (both here) and settled at its marginal price.
 func TestAFRREnergyActivation(t *testing.T) {
 	data, err := replay.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The first quarter-hour of the delivery day with a modelled activation.
+	// The first quarter-hour of the delivery day activating both directions.
 	var qh replay.QuarterHourClearing
 	for _, p := range (calendar.Day{Year: 2026, Month: 2, Day: 2}).Periods() {
 		c, err := data.ClearQuarterHour(p.Start)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Cleared && c.Direction != "" && c.ActivationShare > 0 {
+		if c.Cleared && c.Pos.ActivatedMW >= 4 && c.Neg.ActivatedMW >= 4 {
 			qh = c
 			break
 		}
 	}
-	if qh.Direction == "" {
-		t.Fatal("no activated quarter-hour in the replayed day")
+	if !qh.Cleared {
+		t.Fatal("no quarter-hour activating both directions in the replayed day")
 	}
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		ctx := context.Background()
@@ -349,10 +349,8 @@ func TestAFRREnergyActivation(t *testing.T) {
 			t.Fatalf("settled before delivery ended: %v", s)
 		}
 		step(qh.Period.End)
-		s := status()
-		other := map[replay.Direction]string{replay.Pos: "neg", replay.Neg: "pos"}[qh.Direction]
-		if s[string(qh.Direction)] != "SUCCESSFUL" || s[other] != "REJECTED" {
-			t.Fatalf("activated %s: statuses %v", qh.Direction, s)
+		if s := status(); s["pos"] != "SUCCESSFUL" || s["neg"] != "SUCCESSFUL" {
+			t.Fatalf("both directions activated: statuses %v", s)
 		}
 		var results struct {
 			Results []map[string]any `json:"results"`
