@@ -79,13 +79,14 @@ const (
 		 "opens_at":"2026-02-01T09:00:00Z","recommended_deadline":"2026-02-01T22:50:00Z","gate_closure":"2026-02-01T22:50:00Z",
 		 "bidding_open":true}]}`
 
-	// 6 MW activated on average: 1.5 MWh at the marginal price.
+	// A bid at the margin, 6 of its 10 MW activated on average: 1.5 MWh
+	// at the marginal price.
 	exampleEnergyResults = `{"results":[
 		{"bid_id":"b6a0e0f4-1d0b-4e7d-9c3c-2f5e8a1d7c90","product":"neg","start_time":"2026-02-01T23:00:00Z",
-		 "end_time":"2026-02-01T23:15:00Z","offered_power_mw":10,"energy_price_eur_per_mwh":-20.5,"activated_power_mw":6,
-		 "activated_energy_mwh":1.5,"marginal_price_eur_per_mwh":-31.2,"settlement_amount_eur":-46.8,"status":"SUCCESSFUL",
+		 "end_time":"2026-02-01T23:15:00Z","offered_power_mw":10,"energy_price_eur_per_mwh":-53.54,"activated_power_mw":6,
+		 "activated_energy_mwh":1.5,"marginal_price_eur_per_mwh":-53.54,"settlement_amount_eur":-80.31,"status":"SUCCESSFUL",
 		 "price_source":"modelled","source_day":"2026-02-02",
-		 "clearing_note":"modelled from the replayed quarter-hour 2026-02-02 00:00 (local time): activated for a modelled share 0.6 of the offered power, paid the marginal price (reBAP)"},
+		 "clearing_note":"modelled from the replayed quarter-hour 2026-02-02 00:00 (local time): activated 6 of 10 MW at the margin of the merit order; German neg activation 105.454 MW modelled from the grid frequency, marginal price -53.54 EUR/MWh modelled from reBAP; paid the marginal price"},
 		{"bid_id":"5f2d8c1e-7a3b-4b6e-8d9f-0c1a2b3c4d5e","product":"neg","start_time":"2026-02-01T23:15:00Z",
 		 "end_time":"2026-02-01T23:30:00Z","offered_power_mw":10,"energy_price_eur_per_mwh":-18,"activated_power_mw":null,
 		 "activated_energy_mwh":null,"marginal_price_eur_per_mwh":null,"settlement_amount_eur":null,"status":"SUBMITTED",
