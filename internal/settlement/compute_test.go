@@ -438,7 +438,10 @@ func TestChanges(t *testing.T) {
 		block("fewer", map[ProductKey]Figure{FCR: f("1.50")}),
 		block("new", map[ProductKey]Figure{FCR: f("0")}),
 	}
-	write, drop := Changes(stored, computed)
+	write, drop, err := Changes(q, stored, computed)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var w, d []string
 	for _, b := range write {
 		w = append(w, b.AssetID)
@@ -451,7 +454,13 @@ func TestChanges(t *testing.T) {
 	}
 	moved := block("same", map[ProductKey]Figure{FCR: f("1.5")})
 	moved.OrganizationID = "beta"
-	if write, _ := Changes(stored[:1], []Block{moved}); len(write) != 1 {
+	if write, _, _ := Changes(q, stored[:1], []Block{moved}); len(write) != 1 {
 		t.Fatal("a block of another organisation was taken as unchanged")
+	}
+	if _, _, err := Changes(q.Add(calendar.PeriodLength), nil, computed[:1]); err == nil {
+		t.Fatal("a block of another quarter-hour was taken")
+	}
+	if _, _, err := Changes(q, nil, []Block{computed[0], computed[0]}); err == nil {
+		t.Fatal("two blocks of one asset were taken")
 	}
 }

@@ -2,6 +2,7 @@ package settlement
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -100,18 +101,25 @@ func sameFigures(a, b Block) bool {
 	return true
 }
 
-// Changes compares the blocks stored for a quarter-hour with the blocks
-// just computed for it: write are the computed blocks that are new or
-// whose figures differ (their rows are replaced and get a new
+// Changes compares the blocks stored for the quarter-hour starting at q
+// with the blocks just computed for it: write are the computed blocks that
+// are new or whose figures differ (their rows are replaced and get a new
 // processed_at), drop the stored blocks that no longer have figures (their
 // rows are deleted). A block whose figures are the same is in neither, so
-// its processed_at stays.
-func Changes(stored, computed []Block) (write, drop []Block) {
+// its processed_at stays. A computed block of another quarter-hour, or a
+// second one of an asset, is an error.
+func Changes(q time.Time, stored, computed []Block) (write, drop []Block, err error) {
 	old := make(map[string]Block, len(stored))
 	for _, b := range stored {
 		old[b.AssetID] = b
 	}
+	seen := make(map[string]bool, len(computed))
 	for _, b := range computed {
+		if !b.Start.Equal(q) || seen[b.AssetID] {
+			return nil, nil, fmt.Errorf("settlement: block of %s at %s among the blocks of %s", b.AssetID,
+				b.Start.Format(time.RFC3339), q.Format(time.RFC3339))
+		}
+		seen[b.AssetID] = true
 		s, ok := old[b.AssetID]
 		delete(old, b.AssetID)
 		if !ok || !sameFigures(s, b) {
@@ -123,7 +131,7 @@ func Changes(stored, computed []Block) (write, drop []Block) {
 			drop = append(drop, b)
 		}
 	}
-	return write, drop
+	return write, drop, nil
 }
 
 // The products of a cover step.
@@ -171,7 +179,8 @@ type Store interface {
 	// q, of every organisation, atomically: blocks that Changes finds new
 	// or different are rewritten with processed_at at, blocks stored but
 	// no longer computed are deleted, the others are left as they are. It
-	// returns the number of blocks written or deleted.
+	// returns the number of blocks written or deleted. A block of another
+	// quarter-hour or a second block of an asset is an error (Changes).
 	Save(ctx context.Context, q time.Time, blocks []Block, at time.Time) (int, error)
 	// Blocks returns the stored blocks of the organisation's assets in
 	// assetIDs that start in w (block_start >= w.Start and < w.End),
