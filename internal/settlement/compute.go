@@ -292,7 +292,7 @@ func (c *computation) block(id string) (Block, error) {
 
 // fcrFigure: revenue is the award's payment for the block (MW x
 // settlement price, EUR/MW per block) spread over the block's
-// quarter-hours; the penalty withholds that payment for the MW-share of
+// quarter-hours; the penalty withholds that revenue for the MW-share of
 // the quarter-hour left uncovered; the backup fee pays the coverers MW x
 // hours x their backup price (EUR per MW and hour).
 func (c *computation) fcrFigure(a *assetInputs) (Figure, error) {
@@ -308,9 +308,8 @@ func (c *computation) fcrFigure(a *assetInputs) (Figure, error) {
 			fee.Add(fee, c.fcrCover(s))
 		}
 	}
-	// Payment per MW and quarter-hour, withheld for at most the awarded MW.
-	penalty := withheld(pay.perQuarterHour, awarded.Rat(), uncovered)
-	return Figure{Revenue: centsInt(pay.slices), BackupFee: cents(fee), Penalty: cents(penalty)}, nil
+	penalty := withheld(pay, awarded.Rat(), uncovered)
+	return Figure{Revenue: centsInt(pay), BackupFee: cents(fee), Penalty: cents(penalty)}, nil
 }
 
 // fcrCover is what covering step s of FCR costs: MW x hours x backup price.
@@ -321,8 +320,8 @@ func (c *computation) fcrCover(s CoverStep) *big.Rat {
 
 // capacityFigure: aFRR capacity is pay-as-bid per MW and hour, so a
 // quarter-hour earns MW x own price x 0.25 (rounded cumulatively over the
-// block); the penalty withholds that for the uncovered MW-share of the
-// quarter-hour plus the offer shortfall, at most the awarded MW.
+// block); the penalty withholds that revenue for the uncovered MW-share of
+// the quarter-hour plus the offer shortfall, at most the awarded MW.
 func (c *computation) capacityFigure(a *assetInputs, p bids.Product, step string) (Figure, error) {
 	pay, awarded, err := awardPayments(c.q, a.capacity[p], func(b bids.Bid) (*bids.Price, bool) { return b.CapacityPrice, false })
 	if err != nil {
@@ -335,7 +334,7 @@ func (c *computation) capacityFigure(a *assetInputs, p bids.Product, step string
 		}
 	}
 	uncovered.Add(uncovered, OfferShortfall(c.q, p, awarded, a.energy[p]).Rat())
-	return Figure{Revenue: centsInt(pay.slices), Penalty: cents(withheld(pay.perQuarterHour, awarded.Rat(), uncovered))}, nil
+	return Figure{Revenue: centsInt(pay), Penalty: cents(withheld(pay, awarded.Rat(), uncovered))}, nil
 }
 
 // energyFigure: the holder's activated energy A at its marginal price;
@@ -377,26 +376,21 @@ func coverFees(steps []CoverStep, fee func(CoverStep) *big.Rat) *big.Rat {
 	return sum
 }
 
-// payments are a capacity award's money in the quarter-hour.
-type payments struct {
-	slices         *big.Int // the quarter-hour's revenue in cents
-	perQuarterHour *big.Rat // the exact payment of the quarter-hour (EUR)
-}
-
-// awardPayments sums the awards covering q. perBlock tells how the price
-// is given: per MW and block (FCR) or per MW and hour (aFRR). Awards are
-// grouped by interval (in practice one tender block); each group's
-// quarter-hour revenue is round(total x k/n) - round(total x (k-1)/n) for
-// the k-th of its n quarter-hours, so a block's quarter-hours add up to
-// round(total), the block's capacity payment.
-func awardPayments(q time.Time, awards []bids.Bid, priceOf func(bids.Bid) (*bids.Price, bool)) (payments, decimal.Decimal, error) {
+// awardPayments is the quarter-hour's revenue of the awards covering q,
+// in cents, and the awarded MW. priceOf tells how the price is given: per
+// MW and block (FCR) or per MW and hour (aFRR). Awards are grouped by
+// interval (in practice one tender block); each group's quarter-hour
+// revenue is round(total x k/n) - round(total x (k-1)/n) for the k-th of
+// its n quarter-hours, so a block's quarter-hours add up to round(total),
+// the block's capacity payment.
+func awardPayments(q time.Time, awards []bids.Bid, priceOf func(bids.Bid) (*bids.Price, bool)) (*big.Int, decimal.Decimal, error) {
 	type group struct {
 		iv    calendar.Interval
 		total *big.Rat // EUR for the whole interval
 	}
 	var groups []*group
 	awarded := decimal.Zero
-	pay := payments{slices: new(big.Int), perQuarterHour: new(big.Rat)}
+	pay := new(big.Int)
 	for _, b := range awards {
 		p, perBlock := priceOf(b)
 		if p == nil {
@@ -428,23 +422,23 @@ func awardPayments(q time.Time, awards []bids.Bid, priceOf func(bids.Bid) (*bids
 		k := int64(q.Sub(g.iv.Start)/calendar.PeriodLength) + 1
 		upTo := roundCents(new(big.Rat).Mul(g.total, big.NewRat(k, n)))
 		before := roundCents(new(big.Rat).Mul(g.total, big.NewRat(k-1, n)))
-		pay.slices.Add(pay.slices, upTo.Sub(upTo, before))
-		pay.perQuarterHour.Add(pay.perQuarterHour, new(big.Rat).Mul(g.total, big.NewRat(1, n)))
+		pay.Add(pay, upTo.Sub(upTo, before))
 	}
 	return pay, awarded, nil
 }
 
-// withheld is the part of payment (of awarded MW) for the withheld MW,
-// which never exceed the awarded MW: a quarter-hour cannot withhold more
-// than it pays.
-func withheld(payment, awarded, withheldMW *big.Rat) *big.Rat {
+// withheld is the part of the quarter-hour's revenue (in cents, for the
+// awarded MW) that the withheld MW forfeit. They never exceed the awarded
+// MW: a quarter-hour withholds at most what it pays, to the cent.
+func withheld(revenue *big.Int, awarded, withheldMW *big.Rat) *big.Rat {
 	if awarded.Sign() <= 0 || withheldMW.Sign() <= 0 {
 		return new(big.Rat)
 	}
 	if withheldMW.Cmp(awarded) > 0 {
 		withheldMW = awarded
 	}
-	v := new(big.Rat).Mul(payment, withheldMW)
+	v := new(big.Rat).SetFrac(revenue, hundred)
+	v.Mul(v, withheldMW)
 	return v.Quo(v, awarded)
 }
 

@@ -102,8 +102,8 @@ func TestCompute(t *testing.T) {
 		// 3 MW x 65.20 = 195.60 EUR for the 16 quarter-hours of 04-08
 		// local: the first gets round(12.225) = 12.23. 1 MW covered by fc
 		// for 6 minutes at 30 EUR/MW/h: 1 x 0.1 h x 30 = 3.00; 1 MW
-		// uncovered for 9 minutes (0.6 of the quarter-hour): 1 x 0.6 x
-		// 195.60 / 16 / 3 = 2.445, half away from zero 2.45.
+		// uncovered for 9 minutes (0.6 of the quarter-hour) withholds
+		// 0.6 / 3 of the 12.23 paid: 2.446, so 2.45.
 		name: "FCR partly covered, first quarter-hour of 04-08",
 		q:    "2026-02-02T03:00:00Z",
 		bids: []bids.Bid{fcrAward("f", "2026-02-02T03:00:00Z", "2026-02-02T07:00:00Z", 3, "65.20")},
@@ -137,7 +137,8 @@ func TestCompute(t *testing.T) {
 	}, {
 		// Fall back: 00-04 local is 5 hours (20 quarter-hours); the 13th
 		// is 02:00 CET, the repeated hour. 2 MW x 42.90 / 20 = 4.29. 1 MW
-		// uncovered all quarter-hour withholds half: 2.145, so 2.15; 1 MW
+		// uncovered all quarter-hour withholds half: 2.145, so 2.15 (half
+		// away from zero); 1 MW
 		// covered 5 minutes at 12.34 EUR/MW/h: 12.34 / 12 = 1.028.., 1.03.
 		name: "FCR 5-hour block of 2026-10-25 in the repeated hour",
 		q:    "2026-10-25T01:00:00Z",
@@ -156,8 +157,9 @@ func TestCompute(t *testing.T) {
 		// quarter-hour: round(13.25) - round(6.625) = 6.62. Activated
 		// 3.1 MW: A = 0.775 MWh at -123.05. 2 MW of the 10 MW obligation
 		// uncovered all quarter-hour (share 0.2): revenue 0.62 x -123.05
-		// = -76.291, penalty 0.155 x 123.05 = 19.07275; capacity penalty
-		// 2.65 x 0.25 x 2 = 1.325, so 1.33. c1 covers 4 MW for 5 minutes
+		// = -76.291, penalty 0.155 x 123.05 = 19.07275; the capacity
+		// penalty withholds 2 of the 10 MW of the 6.62 paid: 1.324, so
+		// 1.32. c1 covers 4 MW for 5 minutes
 		// at 50: 0.775 x 0.4 x 1/3 x 50 = 5.1666..; c2 4 MW for 10
 		// minutes at 80: 0.775 x 0.4 x 2/3 x 80 = 16.5333..; fee 21.70.
 		name: "aFRR neg partly covered by two coverers at different prices",
@@ -173,7 +175,7 @@ func TestCompute(t *testing.T) {
 		},
 		want: map[string]map[ProductKey]fig{
 			"h": {
-				AFRRCNeg4h: {"6.62", "0.00", "1.33"},
+				AFRRCNeg4h: {"6.62", "0.00", "1.32"},
 				AFRRENeg:   {"-76.29", "21.70", "19.07"},
 			},
 			"c1": {AFRRENegBackup: {"5.17", "0.00", "0.00"}},
@@ -184,7 +186,8 @@ func TestCompute(t *testing.T) {
 		// at 30.81 EUR/MW/h, 38.5125 a quarter-hour: round(385.125) -
 		// round(346.6125) = 385.13 - 346.61 = 38.52. Offered as energy: 2
 		// MW (the FAILED 1 MW and the PENDING 1 MW never reached the
-		// market), so 3 MW shortfall: 30.81 x 0.25 x 3 = 23.1075, 23.11.
+		// market), so 3 MW shortfall withholds 3/5 of the 38.52 paid:
+		// 23.112, so 23.11.
 		// Activated 0.62 MW: 0.155 MWh x 129.89 = 20.13295, 20.13.
 		name: "aFRR pos with an offer shortfall",
 		q:    "2026-02-02T09:15:00Z",
@@ -216,8 +219,8 @@ func TestCompute(t *testing.T) {
 		},
 	}, {
 		// No energy offered (2 MW shortfall) and 2 MW uncovered: the
-		// withheld MW stop at the 2 MW awarded, the whole quarter-hour's
-		// payment 2 x 30.81 x 0.25 = 15.405 (k=1: 15.41). The energy
+		// withheld MW stop at the 2 MW awarded: all the quarter-hour pays,
+		// 2 x 30.81 x 0.25 = 15.405 (k=1: 15.41). The energy
 		// product shows the failing obligation with nothing activated.
 		name: "withheld capacity stops at the award",
 		q:    "2026-02-02T07:00:00Z",
