@@ -128,8 +128,8 @@ type assetInputs struct {
 	fcr      []bids.Bid                  // SUCCESSFUL FCR awards covering q
 	capacity map[bids.Product][]bids.Bid // SUCCESSFUL aFRR capacity awards covering q
 	energy   map[bids.Product][]bids.Bid // aFRR energy bids of q, every status
-	failing  map[string][]CoverStep      // steps where the asset failed, by step product
-	covering map[string][]CoverStep      // steps where the asset covered, by step product
+	failing  map[string][]*coverStep     // steps where the asset failed, by step product
+	covering map[string][]*coverStep     // steps where the asset covered, by step product
 	// activated is, per direction, what the SUCCESSFUL energy bids of q
 	// activated (energyTotals).
 	activated map[bids.Product]energyTotal
@@ -146,7 +146,7 @@ func (c *computation) asset(id, org string) (*assetInputs, error) {
 	a := c.assets[id]
 	if a == nil {
 		a = &assetInputs{org: org, capacity: map[bids.Product][]bids.Bid{}, energy: map[bids.Product][]bids.Bid{},
-			failing: map[string][]CoverStep{}, covering: map[string][]CoverStep{}}
+			failing: map[string][]*coverStep{}, covering: map[string][]*coverStep{}}
 		c.assets[id] = a
 	}
 	if a.org != org {
@@ -181,6 +181,14 @@ func (c *computation) addBid(b bids.Bid) error {
 // stepKey is one failing asset's obligation of one product.
 type stepKey struct{ asset, product string }
 
+// coverStep is a checked CoverStep with its exact quantities.
+type coverStep struct {
+	CoverStep
+	mwShare         *big.Rat // MW x h / 0.25: the MW-share of the quarter-hour
+	obligationShare *big.Rat // MW / ObligationMW x h / 0.25
+	price           *big.Rat // the backup price; nil when uncovered
+}
+
 func (c *computation) addSteps(steps []CoverStep) error {
 	end := c.q.Add(calendar.PeriodLength)
 	// The MW-seconds each failing obligation was short, to check that no
@@ -209,24 +217,31 @@ func (c *computation) addSteps(steps []CoverStep) error {
 			return fmt.Errorf("%s: obligation %v MW, another step says %v MW", where, s.ObligationMW, o)
 		}
 		obligation[k] = s.ObligationMW
+		cs := &coverStep{CoverStep: s}
+		share := new(big.Rat).SetFrac64(int64(s.To.Sub(s.From)), int64(calendar.PeriodLength))
+		cs.mwShare = share.Mul(share, mw(s.MW))
+		obligationMW := mw(s.ObligationMW)
+		cs.obligationShare = new(big.Rat).Quo(cs.mwShare, obligationMW)
+		if s.BackupPrice != nil {
+			cs.price = s.BackupPrice.Rat()
+		}
 		if short[k] == nil {
 			short[k] = new(big.Rat)
 		}
-		short[k].Add(short[k], new(big.Rat).Mul(mw(s.MW), share(s)))
-		if short[k].Cmp(mw(s.ObligationMW)) > 0 {
+		if short[k].Add(short[k], cs.mwShare).Cmp(obligationMW) > 0 {
 			return fmt.Errorf("%s: the steps of the obligation exceed its %v MW", where, s.ObligationMW)
 		}
 		f, err := c.asset(s.FailingAssetID, s.OrganizationID)
 		if err != nil {
 			return err
 		}
-		f.failing[s.Product] = append(f.failing[s.Product], s)
+		f.failing[s.Product] = append(f.failing[s.Product], cs)
 		if s.CoveringAssetID != "" {
 			cv, err := c.asset(s.CoveringAssetID, s.OrganizationID)
 			if err != nil {
 				return err
 			}
-			cv.covering[s.Product] = append(cv.covering[s.Product], s)
+			cv.covering[s.Product] = append(cv.covering[s.Product], cs)
 		}
 	}
 	return nil
@@ -303,7 +318,7 @@ func (c *computation) fcrFigure(a *assetInputs) (Figure, error) {
 	uncovered, fee := new(big.Rat), new(big.Rat)
 	for _, s := range a.failing[StepFCR] {
 		if s.CoveringAssetID == "" {
-			uncovered.Add(uncovered, new(big.Rat).Mul(mw(s.MW), share(s)))
+			uncovered.Add(uncovered, s.mwShare)
 		} else {
 			fee.Add(fee, c.fcrCover(s))
 		}
@@ -312,10 +327,11 @@ func (c *computation) fcrFigure(a *assetInputs) (Figure, error) {
 	return Figure{Revenue: centsInt(pay), BackupFee: cents(fee), Penalty: cents(penalty)}, nil
 }
 
-// fcrCover is what covering step s of FCR costs: MW x hours x backup price.
-func (c *computation) fcrCover(s CoverStep) *big.Rat {
-	v := new(big.Rat).Mul(mw(s.MW), hours(s))
-	return v.Mul(v, s.BackupPrice.Rat())
+// fcrCover is what covering step s of FCR costs: MW x hours x backup
+// price (hours = the MW-share of the quarter-hour x 0.25).
+func (c *computation) fcrCover(s *coverStep) *big.Rat {
+	v := new(big.Rat).Mul(s.mwShare, s.price)
+	return v.Mul(v, big.NewRat(1, 4))
 }
 
 // capacityFigure: aFRR capacity is pay-as-bid per MW and hour, so a
@@ -330,7 +346,7 @@ func (c *computation) capacityFigure(a *assetInputs, p bids.Product, step string
 	uncovered := new(big.Rat)
 	for _, s := range a.failing[step] {
 		if s.CoveringAssetID == "" {
-			uncovered.Add(uncovered, new(big.Rat).Mul(mw(s.MW), share(s)))
+			uncovered.Add(uncovered, s.mwShare)
 		}
 	}
 	uncovered.Add(uncovered, OfferShortfall(c.q, p, awarded, a.energy[p]).Rat())
@@ -346,7 +362,7 @@ func (c *computation) energyFigure(a *assetInputs, p bids.Product, step string) 
 	undelivered, fee := new(big.Rat), new(big.Rat)
 	for _, s := range a.failing[step] {
 		if s.CoveringAssetID == "" {
-			undelivered.Add(undelivered, obligationShare(s))
+			undelivered.Add(undelivered, s.obligationShare)
 		} else {
 			fee.Add(fee, c.energyCover(s))
 		}
@@ -362,13 +378,13 @@ func (c *computation) energyFigure(a *assetInputs, p bids.Product, step string) 
 // energyCover is what covering step s of aFRR energy costs: the failing
 // asset's activated energy x the step's share of its obligation x the
 // backup price.
-func (c *computation) energyCover(s CoverStep) *big.Rat {
+func (c *computation) energyCover(s *coverStep) *big.Rat {
 	mwh := c.assets[s.FailingAssetID].activated[bids.Product(s.Product)].mwh
-	v := new(big.Rat).Mul(mwh, obligationShare(s))
-	return v.Mul(v, s.BackupPrice.Rat())
+	v := new(big.Rat).Mul(mwh, s.obligationShare)
+	return v.Mul(v, s.price)
 }
 
-func coverFees(steps []CoverStep, fee func(CoverStep) *big.Rat) *big.Rat {
+func coverFees(steps []*coverStep, fee func(*coverStep) *big.Rat) *big.Rat {
 	sum := new(big.Rat)
 	for _, s := range steps {
 		sum.Add(sum, fee(s))
@@ -444,28 +460,16 @@ func withheld(revenue *big.Int, awarded, withheldMW *big.Rat) *big.Rat {
 
 // mw is a power in MW as the exact value of its shortest decimal form
 // (the form it was entered in: 1.005 MW is 1.005, not the binary float
-// next to it).
-func mw(v float64) *big.Rat { return decimal.NewFromFloat(v).Rat() }
+// next to it). Whole MW, the usual case, skip the decimal form.
+func mw(v float64) *big.Rat {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return new(big.Rat).SetInt64(int64(v))
+	}
+	return decimal.NewFromFloat(v).Rat()
+}
 
 // price is a price in cents as EUR.
 func price(p bids.Price) *big.Rat { return big.NewRat(int64(p), 100) }
-
-// share is the step's share of the quarter-hour (h / 0.25).
-func share(s CoverStep) *big.Rat {
-	return new(big.Rat).SetFrac64(int64(s.To.Sub(s.From)), int64(calendar.PeriodLength))
-}
-
-// hours is the step's duration in hours.
-func hours(s CoverStep) *big.Rat {
-	return new(big.Rat).SetFrac64(int64(s.To.Sub(s.From)), int64(time.Hour))
-}
-
-// obligationShare is MW / ObligationMW x h / 0.25: the step's share of the
-// failing asset's obligation over the quarter-hour.
-func obligationShare(s CoverStep) *big.Rat {
-	v := new(big.Rat).Quo(mw(s.MW), mw(s.ObligationMW))
-	return v.Mul(v, share(s))
-}
 
 var (
 	hundred = big.NewInt(100)

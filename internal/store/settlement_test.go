@@ -235,8 +235,9 @@ func TestSettlementStoreSaveConcurrently(t *testing.T) {
 		withBackupAssets(t, b)
 		ctx := context.Background()
 		q := settlementQ
+		// 150 blocks of one row: more than one SQLite insert batch.
 		var blocks []settlement.Block
-		for i := range 50 {
+		for i := range 150 {
 			blocks = append(blocks, settlementBlock("acme", fmt.Sprintf("a%03d", i), q,
 				map[settlement.ProductKey]settlement.Figure{settlement.FCR: settlementFigure(fmt.Sprintf("%d.25", i), "0", "0")}))
 		}
