@@ -191,30 +191,32 @@ type coverStep struct {
 
 func (c *computation) addSteps(steps []CoverStep) error {
 	end := c.q.Add(calendar.PeriodLength)
-	// The MW-seconds each failing obligation was short, to check that no
-	// more is covered than the obligation holds.
+	// The MW-shares of the quarter-hour each failing obligation was short,
+	// to check that its steps hold no more than the obligation.
 	short := map[stepKey]*big.Rat{}
 	obligation := map[stepKey]float64{}
 	for i, s := range steps {
-		where := fmt.Sprintf("settlement: cover step %d (%s %s, %s-%s)", i, s.FailingAssetID, s.Product,
-			s.From.Format(time.RFC3339), s.To.Format(time.RFC3339))
+		where := func() string {
+			return fmt.Sprintf("settlement: cover step %d (%s %s, %s-%s)", i, s.FailingAssetID, s.Product,
+				s.From.Format(time.RFC3339), s.To.Format(time.RFC3339))
+		}
 		switch {
 		case s.OrganizationID == "" || s.FailingAssetID == "":
-			return fmt.Errorf("%s: no organisation or failing asset", where)
+			return fmt.Errorf("%s: no organisation or failing asset", where())
 		case s.Product != StepFCR && s.Product != StepPos && s.Product != StepNeg:
-			return fmt.Errorf("%s: unknown product %q", where, s.Product)
+			return fmt.Errorf("%s: unknown product %q", where(), s.Product)
 		case !s.QuarterHour.Equal(c.q) || s.From.Before(c.q) || s.To.After(end) || !s.From.Before(s.To):
-			return fmt.Errorf("%s: not a span inside the quarter-hour %s", where, c.q.Format(time.RFC3339))
+			return fmt.Errorf("%s: not a span inside the quarter-hour %s", where(), c.q.Format(time.RFC3339))
 		case !(s.MW > 0) || math.IsInf(s.MW, 0) || !(s.ObligationMW > 0) || math.IsInf(s.ObligationMW, 0) || s.MW > s.ObligationMW:
-			return fmt.Errorf("%s: %v MW of an obligation of %v MW", where, s.MW, s.ObligationMW)
+			return fmt.Errorf("%s: %v MW of an obligation of %v MW", where(), s.MW, s.ObligationMW)
 		case s.CoveringAssetID == s.FailingAssetID:
-			return fmt.Errorf("%s: the failing asset covers itself", where)
+			return fmt.Errorf("%s: the failing asset covers itself", where())
 		case (s.CoveringAssetID == "") != (s.BackupPrice == nil):
-			return fmt.Errorf("%s: a covered step needs a backup price and an uncovered one has none", where)
+			return fmt.Errorf("%s: a covered step needs a backup price and an uncovered one has none", where())
 		}
 		k := stepKey{s.FailingAssetID, s.Product}
 		if o, ok := obligation[k]; ok && o != s.ObligationMW {
-			return fmt.Errorf("%s: obligation %v MW, another step says %v MW", where, s.ObligationMW, o)
+			return fmt.Errorf("%s: obligation %v MW, another step says %v MW", where(), s.ObligationMW, o)
 		}
 		obligation[k] = s.ObligationMW
 		cs := &coverStep{CoverStep: s}
@@ -229,7 +231,7 @@ func (c *computation) addSteps(steps []CoverStep) error {
 			short[k] = new(big.Rat)
 		}
 		if short[k].Add(short[k], cs.mwShare).Cmp(obligationMW) > 0 {
-			return fmt.Errorf("%s: the steps of the obligation exceed its %v MW", where, s.ObligationMW)
+			return fmt.Errorf("%s: the steps of the obligation exceed its %v MW", where(), s.ObligationMW)
 		}
 		f, err := c.asset(s.FailingAssetID, s.OrganizationID)
 		if err != nil {

@@ -467,3 +467,17 @@ func TestChanges(t *testing.T) {
 		t.Fatal("two blocks of one asset were taken")
 	}
 }
+
+func TestProductKeys(t *testing.T) {
+	var keys, backup []string
+	for _, k := range ProductKeys {
+		keys = append(keys, string(k))
+		if k.Backup() {
+			backup = append(backup, string(k))
+		}
+	}
+	if fmt.Sprint(keys) != "[fcr fcr_backup afrrc_pos_4h afrrc_neg_4h afrrc_pos_15min afrrc_neg_15min afrre_pos afrre_pos_backup afrre_neg afrre_neg_backup]" ||
+		fmt.Sprint(backup) != "[fcr_backup afrre_pos_backup afrre_neg_backup]" {
+		t.Fatalf("keys %v, backup %v", keys, backup)
+	}
+}

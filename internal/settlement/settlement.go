@@ -35,19 +35,9 @@ var ProductKeys = []ProductKey{FCR, FCRBackup, AFRRCPos4h, AFRRCNeg4h, AFRRCPos1
 	AFRREPos, AFRREPosBackup, AFRRENeg, AFRRENegBackup}
 
 // Backup reports whether k is a backup product, whose object carries only
-// revenue_total and penalty_total.
+// revenue_total and penalty_total (the endpoint leaves out backup_fee_total).
 func (k ProductKey) Backup() bool {
 	return k == FCRBackup || k == AFRREPosBackup || k == AFRRENegBackup
-}
-
-// Valid reports whether k is one of ProductKeys.
-func (k ProductKey) Valid() bool {
-	for _, p := range ProductKeys {
-		if k == p {
-			return true
-		}
-	}
-	return false
 }
 
 // Figure is one product's settlement of one block, in EUR with two
