@@ -195,6 +195,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 		return nil, err
 	}
 	jobs = append(jobs, delivery)
+	jobs = append(jobs, a.settlementJobs()...)
 	a.faultHandling(cfg)
 	if cfg.Simulate {
 		if a.Control, err = a.controlLoop(data); err != nil {

@@ -24,6 +24,7 @@ import (
 	"atcp/internal/markets/bids"
 	"atcp/internal/restrictions"
 	"atcp/internal/segmentation"
+	"atcp/internal/settlement"
 	"atcp/internal/store/postgres"
 	"atcp/internal/store/sqlite"
 	"atcp/internal/telemetry"
@@ -57,6 +58,7 @@ type Backend interface {
 	SimulatorFaults() simulated.FaultStore
 	Alarms() alarms.Store
 	Faults() fault.Store
+	Settlements() settlement.Store
 }
 
 var (

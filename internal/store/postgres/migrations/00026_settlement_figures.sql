@@ -1,0 +1,31 @@
+-- +goose Up
+-- Settlement figures (docs/settlement.md): one row per organisation,
+-- asset, 15-minute block and product key of the settlement envelope, with
+-- exact amounts in EUR. processed_at is the block's: every row of a block
+-- carries the same instant, set when any of its figures changed.
+CREATE TABLE settlement_figures (
+    organization_id  TEXT NOT NULL REFERENCES organizations (organization_id),
+    asset_id         TEXT NOT NULL,
+    block_start      TIMESTAMPTZ NOT NULL,
+    product          TEXT NOT NULL CHECK (product IN ('fcr', 'fcr_backup', 'afrrc_pos_4h', 'afrrc_neg_4h',
+                         'afrrc_pos_15min', 'afrrc_neg_15min', 'afrre_pos', 'afrre_pos_backup', 'afrre_neg', 'afrre_neg_backup')),
+    revenue_total    NUMERIC(18, 2) NOT NULL,
+    backup_fee_total NUMERIC(18, 2) NOT NULL,
+    penalty_total    NUMERIC(18, 2) NOT NULL,
+    processed_at     TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (organization_id, asset_id, block_start, product)
+);
+-- The job rewrites one quarter-hour of every organisation at a time.
+CREATE INDEX settlement_figures_block ON settlement_figures (block_start);
+
+-- The settlement job's progress: the first quarter-hour it has not
+-- settled yet. A platform table (the job acts for every organisation),
+-- like worker_leases.
+CREATE TABLE settlement_progress (
+    job         TEXT PRIMARY KEY,
+    next_block  TIMESTAMPTZ NOT NULL
+);
+
+-- +goose Down
+DROP TABLE settlement_progress;
+DROP TABLE settlement_figures;
