@@ -29,7 +29,7 @@ func TestCoverStepStore(t *testing.T) {
 		step := func(org, pool, failing, covering string, mw float64, from time.Time) portfolio.Step {
 			st := portfolio.Step{ID: uuid.NewString(), OrganizationID: org, PoolID: pool, QuarterHour: qh,
 				Assignment: portfolio.Assignment{Product: portfolio.AFRRNeg, Failing: failing, Covering: covering, MW: mw, ObligationMW: 10},
-				From: from, To: end, CreatedAt: from}
+				From:       from, To: end, CreatedAt: from}
 			if covering != "" {
 				st.Price, st.PriceSource = &fifty, "default"
 			}
