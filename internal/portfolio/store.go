@@ -27,10 +27,12 @@ type Store interface {
 }
 
 // Filter selects steps for List: those of OrganizationID, of PoolID when
-// set, that overlap [Start, End) (document 1, rule 5).
+// set, in which AssetID failed or covered when set, that overlap [Start,
+// End) (document 1, rule 5).
 type Filter struct {
 	OrganizationID string
 	PoolID         string
+	AssetID        string
 	Start, End     time.Time
 	Limit          int
 }

@@ -95,6 +95,11 @@ func TestCoverStepStore(t *testing.T) {
 		check("another organisation's steps are invisible", list(acme, "beta", "", 0, time.Hour), ``)
 		check("a platform administrator sees them", list(all, "beta", "", 0, time.Hour), `[beta  b1<-"" 3/10 @- 0s-15m0s]`)
 		check("another pool", list(acme, "acme", "p2", 0, time.Hour), ``)
+		check("an asset's steps: failing or covering", describe(s.List(ctx, acme, portfolio.Filter{OrganizationID: "acme", AssetID: "a2",
+			Start: qh, End: end, Limit: 100})),
+			`[acme p1 a1<-"a2" 6/10 @50.25 default 2m0s-5m0s][acme p1 a1<-"a2" 9/10 @50.25 default 5m0s-15m0s]`)
+		check("an asset without steps", describe(s.List(ctx, acme, portfolio.Filter{OrganizationID: "acme", AssetID: "a3",
+			Start: qh, End: end, Limit: 100})), ``)
 		check("the limit", describe(s.List(ctx, acme, portfolio.Filter{OrganizationID: "acme", Start: qh, End: end, Limit: 1})),
 			`[acme p1 a1<-"" 4/10 @- 2m0s-5m0s]`)
 	})

@@ -78,6 +78,7 @@ func (s coverStore) List(ctx context.Context, v auth.Visibility, f portfolio.Fil
 	defer sqlutil.Wrap(&err, "cover steps: list")
 	return collectDispatch(scanCover)(s.db.conn(ctx).Query(ctx, `SELECT `+coverColumns+` FROM cover_steps
 		WHERE ($1 OR organization_id = $2) AND organization_id = $3 AND ($4 = '' OR pool_id = $4)
+		AND ($8 = '' OR failing_asset_id = $8 OR covering_asset_id = $8)
 		AND to_time > $5 AND from_time < $6`+coverOrder+` LIMIT $7`,
-		v.All, v.OrganizationID, f.OrganizationID, f.PoolID, f.Start, f.End, f.Limit))
+		v.All, v.OrganizationID, f.OrganizationID, f.PoolID, f.Start, f.End, f.Limit, f.AssetID))
 }

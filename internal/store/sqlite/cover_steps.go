@@ -82,6 +82,7 @@ func (s coverStore) List(ctx context.Context, v auth.Visibility, f portfolio.Fil
 	defer sqlutil.Wrap(&err, "cover steps: list")
 	return collect(scanCover)(s.db.read(ctx).QueryContext(ctx, `SELECT `+coverColumns+` FROM cover_steps
 		WHERE (?1 OR organization_id = ?2) AND organization_id = ?3 AND (?4 = '' OR pool_id = ?4)
+		AND (?8 = '' OR failing_asset_id = ?8 OR covering_asset_id = ?8)
 		AND to_time > ?5 AND from_time < ?6`+coverOrder+` LIMIT ?7`,
-		v.All, v.OrganizationID, f.OrganizationID, f.PoolID, sqlutil.Micros(f.Start), sqlutil.Micros(f.End), f.Limit))
+		v.All, v.OrganizationID, f.OrganizationID, f.PoolID, sqlutil.Micros(f.Start), sqlutil.Micros(f.End), f.Limit, f.AssetID))
 }
