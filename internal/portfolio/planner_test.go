@@ -39,7 +39,7 @@ type memStore struct {
 }
 
 func (w *world) List(context.Context, auth.Visibility) ([]assets.Asset, error) { return w.fleet, nil }
-func (w *world) All(context.Context) ([]portfolio.PoolDef, error)             { return w.pools, nil }
+func (w *world) All(context.Context) ([]portfolio.PoolDef, error)              { return w.pools, nil }
 func (w *world) Covering(_ context.Context, m bids.Market, s bids.Status, at time.Time) ([]bids.Bid, error) {
 	var out []bids.Bid
 	for _, b := range w.awards {
@@ -49,7 +49,9 @@ func (w *world) Covering(_ context.Context, m bids.Market, s bids.Status, at tim
 	}
 	return out, nil
 }
-func (w *world) ActiveAt(context.Context, time.Time) ([]restrictions.Interval, error) { return w.active, nil }
+func (w *world) ActiveAt(context.Context, time.Time) ([]restrictions.Interval, error) {
+	return w.active, nil
+}
 func (w *world) LatestMany(_ context.Context, ids []string) ([]telemetry.Snapshot, error) {
 	var out []telemetry.Snapshot
 	for _, id := range ids {

@@ -94,4 +94,3 @@ func Register(s *httpapi.Server, svc *portfolio.Service) {
 		return list(steps), nil
 	})
 }
-
