@@ -207,3 +207,53 @@ beta/ pos b1<-"" 5/5 @- 15m0s-30m0s`; got != want {
 		t.Fatalf("next quarter-hour:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// BenchmarkPlanner1000Assets is one planning run over 1,000 batteries in
+// 50 pools of 20, all awarded FCR and aFRR neg, one member of each pool
+// unavailable and covered by the others (every member offers both).
+func BenchmarkPlanner1000Assets(b *testing.B) {
+	qh := time.Date(2026, 2, 2, 9, 0, 0, 0, time.UTC)
+	w := &world{latest: map[string]telemetry.Measurements{}, defaults: map[string]afrr.Default{}}
+	for i := range 1000 {
+		id := fmt.Sprintf("bess-%04d", i)
+		w.fleet = append(w.fleet, battery(id, "acme"))
+		if i%20 == 0 {
+			w.pools = append(w.pools, portfolio.PoolDef{OrganizationID: "acme", ID: fmt.Sprintf("pool-%02d", i/20), Collateralisation: true})
+			w.active = append(w.active, restrictions.Interval{Kind: restrictions.Unavailability, AssetID: id, Start: qh})
+		}
+		pool := &w.pools[len(w.pools)-1]
+		pool.AssetIDs = append(pool.AssetIDs, id)
+		for _, m := range []bids.Market{bids.FCR, bids.AFRRCapacity} {
+			mw := 2.0
+			product := bids.Sym
+			if m == bids.AFRRCapacity {
+				product = bids.Neg
+			}
+			w.awards = append(w.awards, bids.Bid{AssetID: id, Market: m, Product: product, Start: qh, End: qh.Add(4 * time.Hour),
+				OfferedMW: mw, AwardedMW: &mw, Status: bids.Successful})
+		}
+		w.latest[id] = telemetry.Measurements{Timestamp: qh, AssetStatus: 1, AvailableDischargeEnergy: 10, AvailableChargeEnergy: 10}
+		for _, p := range []afrr.Product{afrr.Neg, afrr.NA} {
+			w.defaults[id+string(p)] = afrr.Default{AssetID: id, Product: p, Price: decimal.NewFromInt(int64(10 + i%7))}
+		}
+	}
+	p, err := portfolio.NewPlanner(portfolio.PlannerOptions{Fleet: w, Pools: w, Awards: w, Restrictions: w, Latest: w, Offers: w,
+		Store: &w.store, StaleAfter: time.Minute, Every: time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := p.Run(ctx, qh); err != nil {
+		b.Fatal(err)
+	}
+	if len(w.store.steps) != 100 { // FCR and aFRR neg of each pool's failing member
+		b.Fatalf("%d steps", len(w.store.steps))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := p.Run(ctx, qh.Add(time.Minute)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
