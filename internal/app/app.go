@@ -45,6 +45,8 @@ import (
 	"atcp/internal/markets/fcr/fcrhttp"
 	"atcp/internal/markets/replay"
 	"atcp/internal/markets/simulation"
+	"atcp/internal/portfolio"
+	"atcp/internal/portfolio/portfoliohttp"
 	"atcp/internal/restrictions"
 	"atcp/internal/restrictions/restrictionshttp"
 	"atcp/internal/segmentation"
@@ -80,6 +82,7 @@ type App struct {
 	Capacity     *afrr.CapacityService
 	Energy       *afrr.EnergyService
 	Market       *simulation.Market
+	Portfolio    *portfolio.Service
 	Dispatch     *dispatch.Service
 	State        *assetstate.Service
 	Alarms       *alarms.Service
@@ -170,6 +173,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Backup = afrr.NewBackupService(a.Store.BackupMarket(), a.Assets, a.Clock)
 	a.Restrictions = restrictions.NewService(a.Store.Restrictions(), a.Assets, a.Clock)
 	a.Contacts = contacts.NewService(a.Store.Contacts(), a.Assets, a.Clock)
+	a.Portfolio = portfolio.NewService(a.Store.CoverSteps(), a.Assets, a.Clock)
 
 	// The simulated market stands in for the TSOs' platform: it forwards,
 	// clears and settles with the replayed days' published results.
@@ -243,6 +247,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	simulatedhttp.Register(a.Server, simulated.NewFaultService(a.Store.SimulatorFaults(), a.Assets, a.Clock, cfg.Simulate))
 	alarmshttp.Register(a.Server, a.Alarms)
 	faulthttp.Register(a.Server, a.Faults)
+	portfoliohttp.Register(a.Server, a.Portfolio)
 	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
 	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log, Credentials: a.Credentials})
 	alarmstream.Register(a.Server, a.AlarmStream)

@@ -61,6 +61,7 @@ func (a *App) controlLoop(data *replay.Dataset) (*control.Loop, error) {
 		Curtailments: a.Restrictions,
 		Bids:         a.Store.Bids(),
 		Activations:  simulated.NewActivations(data),
+		Covers:       a.Store.CoverSteps(),
 		Recorder:     telemetry.NewRecorder(a.Store.Telemetry(), telemetry.RecorderOptions{}),
 		Latest:       a.Store.Telemetry(),
 		FCRBuffer:    a.Config.FCRPowerBuffer,

@@ -14,6 +14,7 @@ import (
 	"atcp/internal/errs"
 	"atcp/internal/identity"
 	"atcp/internal/markets/bids"
+	"atcp/internal/portfolio"
 	"atcp/internal/restrictions"
 	"atcp/internal/telemetry"
 	"atcp/internal/testkit"
@@ -66,8 +67,17 @@ func (discard) Latest(_ context.Context, id string) (telemetry.Snapshot, error) 
 // assets (half with PV, all with an FCR award and a schedule target, a
 // tenth under a power limit): inputs, commands, physics and snapshots,
 // with in-memory fakes for the stores, the plan and the recorder.
-func BenchmarkTick1000Assets(b *testing.B) {
+func BenchmarkTick1000Assets(b *testing.B) { benchTick(b, false) }
+
+// BenchmarkTick1000AssetsInPools is the same second with the 1,000
+// assets in 50 pools of 20, each also awarded 2 MW of negative aFRR, and
+// in every pool one member unavailable whose obligations two others
+// cover (100 cover steps in force).
+func BenchmarkTick1000AssetsInPools(b *testing.B) { benchTick(b, true) }
+
+func benchTick(b *testing.B, pools bool) {
 	const n = 1000
+	var covers fakeCovers
 	list := make(fakeAssets, n)
 	awards := fakeBids{}
 	plan := newFakePlan()
@@ -86,10 +96,22 @@ func BenchmarkTick1000Assets(b *testing.B) {
 		if i%10 == 0 {
 			limits = append(limits, restrictions.Interval{Kind: restrictions.PowerLimit, AssetID: id, Start: t0, Upper: f(3), Lower: f(-3)})
 		}
+		if !pools {
+			continue
+		}
+		awards[bids.AFRRCapacity] = append(awards[bids.AFRRCapacity], bids.Bid{AssetID: id, Market: bids.AFRRCapacity, Product: bids.Neg,
+			Start: fcrBlock.Start, End: fcrBlock.End, OfferedMW: 2, AwardedMW: f(2), Status: bids.Successful})
+		if i%20 == 0 { // the pool's failing member, covered by the next two
+			limits = append(limits, restrictions.Interval{Kind: restrictions.Unavailability, AssetID: id, Start: t0})
+			for k, product := range []portfolio.Product{portfolio.FCR, portfolio.AFRRNeg} {
+				covers = append(covers, portfolio.Step{Assignment: portfolio.Assignment{Product: product, Failing: id,
+					Covering: fmt.Sprintf("bess-%04d", i+1+k), MW: []float64{1, 2}[k], ObligationMW: []float64{1, 2}[k]}})
+			}
+		}
 	}
 	o := simulatedOptions(1)
 	o.Assets, o.Plan, o.Restrictions, o.Curtailments = list, plan, limits, fakeCurtailments{}
-	o.Bids, o.Recorder, o.Latest = awards, discard{}, discard{}
+	o.Bids, o.Covers, o.Recorder, o.Latest = awards, covers, discard{}, discard{}
 	l, err := New(o)
 	if err != nil {
 		b.Fatal(err)
@@ -154,7 +176,7 @@ func BenchmarkTick1000AssetsSQLite(b *testing.B) {
 	}
 	o := simulatedOptions(1)
 	o.Assets, o.Plan, o.Restrictions, o.Curtailments = as, plan, backend.Restrictions(), rs
-	o.Bids, o.Recorder, o.Latest = backend.Bids(), discard{}, discard{}
+	o.Bids, o.Covers, o.Recorder, o.Latest = backend.Bids(), backend.CoverSteps(), discard{}, discard{}
 	l, err := New(o)
 	if err != nil {
 		b.Fatal(err)

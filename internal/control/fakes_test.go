@@ -13,6 +13,7 @@ import (
 	"atcp/internal/errs"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
+	"atcp/internal/portfolio"
 	"atcp/internal/telemetry"
 )
 
@@ -275,3 +276,8 @@ type noActivations struct{}
 func (noActivations) Activated(_ context.Context, _ time.Time, energy []bids.Bid) ([]float64, error) {
 	return make([]float64, len(energy)), nil
 }
+
+// fakeCovers are cover steps, all in force.
+type fakeCovers []portfolio.Step
+
+func (f fakeCovers) OpenAt(context.Context, time.Time) ([]portfolio.Step, error) { return f, nil }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"atcp/internal/errs"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
+	"atcp/internal/portfolio"
 	"atcp/internal/restrictions"
 	"atcp/internal/telemetry"
 	"atcp/internal/worker"
@@ -56,6 +58,13 @@ type Awards interface {
 	Covering(ctx context.Context, market bids.Market, status bids.Status, at time.Time) ([]bids.Bid, error)
 }
 
+// Covers reads the pool cover steps in force (portfolio.Store): a
+// member covering another's obligation holds it, and delivers its share of
+// the activation, for as long as the step lasts.
+type Covers interface {
+	OpenAt(ctx context.Context, t time.Time) ([]portfolio.Step, error)
+}
+
 // Options configure a Loop. Every field but Logger and Registerer is
 // required; FCRBuffer 0 is dispatch.DefaultFCRBuffer. Adapters are keyed
 // by adapter name (assets.AdapterSimulator, ...): an asset whose adapter is not
@@ -68,6 +77,7 @@ type Options struct {
 	Curtailments Curtailments
 	Bids         Awards
 	Activations  Activations
+	Covers       Covers
 	Recorder     Recorder
 	Latest       LatestReader
 	FCRBuffer    float64
@@ -136,7 +146,11 @@ type awardCache struct {
 	afrrPos   map[string]float64
 	afrrNeg   map[string]float64
 	activated map[string]float64 // signed average aFRR activation (MW)
-	next      map[string]float64 // targets at the next block start
+	// ownPos and ownNeg are the two directions of the activation of each
+	// battery's own bids (neg negative), before covers: both may be
+	// activated in one quarter-hour, and a cover moves a share of one.
+	ownPos, ownNeg map[string]float64
+	next           map[string]float64 // targets at the next block start
 }
 
 // Loop is the control loop. Its job runs one run at a time.
@@ -166,7 +180,7 @@ type Loop struct {
 func New(o Options) (*Loop, error) {
 	switch {
 	case o.Assets == nil, len(o.Adapters) == 0, o.Plan == nil, o.Restrictions == nil, o.Curtailments == nil,
-		o.Bids == nil, o.Activations == nil, o.Recorder == nil, o.Latest == nil:
+		o.Bids == nil, o.Activations == nil, o.Covers == nil, o.Recorder == nil, o.Latest == nil:
 		return nil, errors.New("control: missing option")
 	}
 	o.Adapters = maps.Clone(o.Adapters) // the caller's map may change; the loop's routes may not
@@ -532,7 +546,8 @@ func (l *Loop) refreshAwards(ctx context.Context, t time.Time) error {
 		return nil
 	}
 	c := awardCache{period: period, readAt: t, fcr: map[string]float64{}, afrrPos: map[string]float64{},
-		afrrNeg: map[string]float64{}, activated: map[string]float64{}, next: map[string]float64{}}
+		afrrNeg: map[string]float64{}, activated: map[string]float64{}, ownPos: map[string]float64{},
+		ownNeg: map[string]float64{}, next: map[string]float64{}}
 	awarded := func(b bids.Bid) float64 {
 		if b.AwardedMW != nil {
 			return *b.AwardedMW
@@ -557,8 +572,15 @@ func (l *Loop) refreshAwards(ctx context.Context, t time.Time) error {
 			c.afrrNeg[l.physical(b.AssetID)] += awarded(b)
 		}
 	}
-	if err := l.activation(ctx, period, t, c.activated); err != nil {
+	if err := l.activation(ctx, period, t, &c); err != nil {
 		return err
+	}
+	steps, err := l.o.Covers.OpenAt(ctx, t)
+	if err != nil {
+		return fmt.Errorf("control: pool covers: %w", err)
+	}
+	for _, s := range steps {
+		c.cover(s)
 	}
 	next := period.Add(calendar.PeriodLength)
 	events, err := l.o.Plan.EventsBetween(ctx, next.Add(-time.Second), next)
@@ -574,8 +596,8 @@ func (l *Loop) refreshAwards(ctx context.Context, t time.Time) error {
 
 // activation sums, per battery, the aFRR energy its forwarded energy
 // bids covering t are activated for (Activations; signed: positive =
-// discharge).
-func (l *Loop) activation(ctx context.Context, period, t time.Time, into map[string]float64) error {
+// discharge), in total and per direction.
+func (l *Loop) activation(ctx context.Context, period, t time.Time, c *awardCache) error {
 	var energy []bids.Bid
 	for _, status := range []bids.Status{bids.Submitted, bids.Successful} {
 		list, err := l.o.Bids.Covering(ctx, bids.AFRREnergy, status, t)
@@ -593,9 +615,49 @@ func (l *Loop) activation(ctx context.Context, period, t time.Time, into map[str
 		return nil
 	}
 	for i, b := range energy {
-		into[l.physical(b.AssetID)] += activated[i]
+		id := l.physical(b.AssetID)
+		c.activated[id] += activated[i]
+		if activated[i] > 0 {
+			c.ownPos[id] += activated[i]
+		} else {
+			c.ownNeg[id] += activated[i]
+		}
 	}
 	return nil
+}
+
+// cover moves a covered part of a failing battery's obligation to the
+// battery covering it: the reservation, and for aFRR the same share of
+// the failing battery's activation in that direction (MW over its whole
+// obligation). An uncovered step changes nothing: the failing battery
+// still delivers what it can.
+func (c *awardCache) cover(s portfolio.Step) {
+	if s.Covering == "" || !(s.MW > 0) {
+		return
+	}
+	from, to := s.Failing, s.Covering
+	switch s.Product {
+	case portfolio.FCR:
+		c.fcr[to] += s.MW
+		c.fcr[from] = math.Max(0, c.fcr[from]-s.MW)
+		return
+	case portfolio.AFRRPos:
+		c.afrrPos[to] += s.MW
+		c.afrrPos[from] = math.Max(0, c.afrrPos[from]-s.MW)
+	default:
+		c.afrrNeg[to] += s.MW
+		c.afrrNeg[from] = math.Max(0, c.afrrNeg[from]-s.MW)
+	}
+	if !(s.ObligationMW > 0) {
+		return
+	}
+	own := c.ownPos
+	if s.Product == portfolio.AFRRNeg {
+		own = c.ownNeg
+	}
+	moved := own[from] * math.Min(1, s.MW/s.ObligationMW)
+	c.activated[from] -= moved
+	c.activated[to] += moved
 }
 
 // limits are one asset's active restrictions.

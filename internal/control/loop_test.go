@@ -121,7 +121,7 @@ func (e *env) loop() *Loop {
 	e.t.Helper()
 	o := simulatedOptions(e.seed)
 	o.Assets, o.Plan, o.Restrictions, o.Curtailments = e.assets, e.plan, e.b.Restrictions(), e.restr
-	o.Bids, o.Recorder, o.Latest = e.b.Bids(), e.rec, e.rec
+	o.Bids, o.Covers, o.Recorder, o.Latest = e.b.Bids(), e.b.CoverSteps(), e.rec, e.rec
 	l, err := New(o)
 	if err != nil {
 		e.t.Fatal(err)
@@ -730,7 +730,7 @@ func TestNewChecksOptionsAndRegistersMetrics(t *testing.T) {
 		t.Fatal("empty options accepted")
 	}
 	if _, err := New(Options{Assets: &fakeFleet{}, Adapters: map[string]Adapter{assets.AdapterSimulator: nil}, Plan: newFakePlan(),
-		Restrictions: fakeRestrictions{}, Curtailments: fakeCurtailments{}, Bids: fakeBids{}, Activations: noActivations{},
+		Restrictions: fakeRestrictions{}, Curtailments: fakeCurtailments{}, Bids: fakeBids{}, Activations: noActivations{}, Covers: fakeCovers{},
 		Recorder: newFakeRecorder(), Latest: newFakeRecorder()}); err == nil {
 		t.Fatal("nil adapter accepted")
 	}
@@ -739,7 +739,7 @@ func TestNewChecksOptionsAndRegistersMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	o := simulatedOptions(1)
 	o.Assets, o.Plan, o.Restrictions, o.Curtailments = e.assets, e.plan, b.Restrictions(), e.restr
-	o.Bids, o.Recorder, o.Latest, o.Registerer = b.Bids(), e.rec, e.rec, reg
+	o.Bids, o.Covers, o.Recorder, o.Latest, o.Registerer = b.Bids(), b.CoverSteps(), e.rec, e.rec, reg
 	l, err := New(o)
 	if err != nil {
 		t.Fatal(err)

@@ -183,7 +183,7 @@ func TestAdapterRouting(t *testing.T) {
 				tc.setup(r)
 			}
 			l, err := New(Options{Assets: r.fleet, Adapters: adapters, Plan: r.plan, Restrictions: fakeRestrictions{},
-				Curtailments: fakeCurtailments{}, Bids: fakeBids{}, Activations: noActivations{}, Recorder: r.rec,
+				Curtailments: fakeCurtailments{}, Bids: fakeBids{}, Activations: noActivations{}, Covers: fakeCovers{}, Recorder: r.rec,
 				Latest: r.rec, Logger: slog.New(slog.NewTextHandler(&r.logs, nil))})
 			if err != nil {
 				t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
+	"atcp/internal/portfolio"
 	"atcp/internal/restrictions"
 	"atcp/internal/segmentation"
 	"atcp/internal/settlement"
@@ -59,6 +60,7 @@ type Backend interface {
 	Alarms() alarms.Store
 	Faults() fault.Store
 	Settlements() settlement.Store
+	CoverSteps() portfolio.Store
 }
 
 var (

@@ -16,37 +16,50 @@ import (
 	"atcp/internal/textrule"
 )
 
-// Product is an aFRR direction.
+// Product is an aFRR direction, or NA for the symmetric FCR cover.
 type Product string
 
-// The products. NA is the symmetric placeholder of the product enumeration;
-// aFRR supports only pos and neg, so the backup market refuses it (422).
+// The products. NA is the symmetric placeholder of the product enumeration
+// (document 1: "used by backup-market configuration and FCR
+// collateralisation"): a backup configuration of product na is the asset's
+// offer to cover another pool member's FCR obligation, its price in EUR per
+// MW and hour of cover (docs/portfolio.md).
 const (
 	Pos Product = "pos" // inject into the grid
 	Neg Product = "neg" // absorb from the grid
-	NA  Product = "na"
+	NA  Product = "na"  // symmetric: FCR cover
 )
 
-// ParseProduct checks a product sent for the aFRR backup market and reports
-// a problem with it at location in v.
+// ParseProduct checks a product sent for the backup market and reports a
+// problem with it at location in v.
 func ParseProduct(v *errs.Validation, location, s string) Product {
 	switch Product(s) {
-	case Pos, Neg:
+	case Pos, Neg, NA:
 		return Product(s)
-	case NA:
-		v.Add(location, "na is not supported for aFRR: use pos or neg", s)
 	default:
-		v.Add(location, "must be pos or neg", s)
+		v.Add(location, "must be pos, neg or na", s)
 	}
 	return ""
 }
 
-// PrequalifiedMW is the asset's prequalified aFRR capacity in direction p.
+// PrequalifiedMW is the asset's prequalified capacity for product p: aFRR
+// in direction pos or neg, FCR for na.
 func PrequalifiedMW(a assets.Asset, p Product) float64 {
-	if p == Pos {
+	switch p {
+	case Pos:
 		return a.AFRRPrequalifiedPosMW
+	case NA:
+		return a.FCRPrequalifiedMW
 	}
 	return a.AFRRPrequalifiedNegMW
+}
+
+// market names the market whose prequalification bounds product p.
+func (p Product) market() string {
+	if p == NA {
+		return "FCR"
+	}
+	return "aFRR " + string(p)
 }
 
 // Backup-market price bounds in EUR/MWh (document 1, Limits: the aFRR
@@ -154,7 +167,7 @@ func checkCapacity(v *errs.Validation, location string, mw *float64, a assets.As
 	case math.IsNaN(*mw) || math.IsInf(*mw, 0) || *mw < 0:
 		v.Add(location, "must be a magnitude of at least 0 MW", *mw)
 	case p != "" && *mw > PrequalifiedMW(a, p):
-		v.Add(location, fmt.Sprintf("exceeds the asset's prequalified aFRR %s capacity of %g MW", p, PrequalifiedMW(a, p)), *mw)
+		v.Add(location, fmt.Sprintf("exceeds the asset's prequalified %s capacity of %g MW", p.market(), PrequalifiedMW(a, p)), *mw)
 	}
 }
 

@@ -109,7 +109,7 @@ func FuzzParsePrice(f *testing.F) {
 
 func testAsset() assets.Asset {
 	a := assets.NewAsset("bess-1", "acme", "Battery", "Leipzig", assets.Standalone)
-	a.AFRRPrequalifiedPosMW, a.AFRRPrequalifiedNegMW = 4, 10
+	a.AFRRPrequalifiedPosMW, a.AFRRPrequalifiedNegMW, a.FCRPrequalifiedMW = 4, 10, 3
 	return a
 }
 
@@ -147,7 +147,9 @@ func TestNewOverride(t *testing.T) {
 		{name: "pos cap above prequalified", change: func(r *afrr.OverrideRequest) { r.Product, r.MaxCapacityMW = "pos", new(4.5) },
 			fields: []string{"body.max_capacity_mw"}},
 		{name: "negative cap", change: func(r *afrr.OverrideRequest) { r.MaxCapacityMW = new(-1.0) }, fields: []string{"body.max_capacity_mw"}},
-		{name: "na", change: func(r *afrr.OverrideRequest) { r.Product = "na" }, fields: []string{"body.product"}},
+		{name: "na: the FCR cover offer", change: func(r *afrr.OverrideRequest) { r.Product, r.MaxCapacityMW = "na", new(3.0) }},
+		{name: "na cap above the FCR prequalified capacity", change: func(r *afrr.OverrideRequest) { r.Product, r.MaxCapacityMW = "na", new(3.5) },
+			fields: []string{"body.max_capacity_mw"}},
 		{name: "unknown product", change: func(r *afrr.OverrideRequest) { r.Product = "up" }, fields: []string{"body.product"}},
 		{name: "unaligned start", change: func(r *afrr.OverrideRequest) { r.Start = at("2026-02-01T08:05:00Z") }, fields: []string{"body.start_time"}},
 		{name: "sub-second start", change: func(r *afrr.OverrideRequest) { r.Start = at("2026-02-01T08:00:00.5Z") }, fields: []string{"body.start_time"}},
@@ -166,7 +168,7 @@ func TestNewOverride(t *testing.T) {
 		{name: "note with NUL", change: func(r *afrr.OverrideRequest) { r.Note = new("works\x00") }, fields: []string{"body.note"}},
 		{name: "note with escape", change: func(r *afrr.OverrideRequest) { r.Note = new("\x1b[8mhidden") }, fields: []string{"body.note"}},
 		{name: "every problem at once", change: func(r *afrr.OverrideRequest) {
-			r.Product, r.Start, r.End, r.Price = "na", at("2026-02-01T08:01:00Z"), at("2026-02-01T08:00:00Z"), new("x")
+			r.Product, r.Start, r.End, r.Price = "sym", at("2026-02-01T08:01:00Z"), at("2026-02-01T08:00:00Z"), new("x")
 		}, fields: []string{"body.end_time", "body.price", "body.product", "body.start_time"}},
 		{name: "gate open 11 s before", now: at("2026-02-01T07:59:49Z"), change: func(*afrr.OverrideRequest) {}},
 		{name: "gate closes 10 s before", now: at("2026-02-01T07:59:50Z"), change: func(*afrr.OverrideRequest) {}, code: "gate_closed"},
@@ -215,7 +217,8 @@ func TestNewDefault(t *testing.T) {
 	}{
 		{"valid", afrr.DefaultRequest{Product: "neg", Price: "-20", MaxCapacityMW: new(7.5)}, nil},
 		{"no cap", afrr.DefaultRequest{Product: "pos", Price: "15000"}, nil},
-		{"na", afrr.DefaultRequest{Product: "na", Price: "1"}, []string{"body.product"}},
+		{"na: the FCR cover offer", afrr.DefaultRequest{Product: "na", Price: "1", MaxCapacityMW: new(3.0)}, nil},
+		{"na cap above the FCR prequalified capacity", afrr.DefaultRequest{Product: "na", Price: "1", MaxCapacityMW: new(3.01)}, []string{"body.default_max_capacity_mw"}},
 		{"price", afrr.DefaultRequest{Product: "neg", Price: "15000.5"}, []string{"body.default_price"}},
 		{"cap above prequalified", afrr.DefaultRequest{Product: "pos", Price: "1", MaxCapacityMW: new(4.01)}, []string{"body.default_max_capacity_mw"}},
 		{"negative cap", afrr.DefaultRequest{Product: "neg", Price: "1", MaxCapacityMW: new(-0.5)}, []string{"body.default_max_capacity_mw"}},

@@ -49,3 +49,11 @@ func JoinList(items []string) string { return strings.Join(items, " ") }
 
 // SplitList reads a list stored by JoinList.
 func SplitList(s string) []string { return strings.Fields(s) }
+
+// NullIfEmpty stores an optional string whose absence is "": NULL.
+func NullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

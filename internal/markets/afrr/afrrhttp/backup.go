@@ -52,7 +52,7 @@ func (p *PriceValue) textPtr() *string {
 type BackupOverride struct {
 	ID            string       `json:"id" format:"uuid"`
 	AssetID       string       `json:"asset_id"`
-	Product       afrr.Product `json:"product" enum:"pos,neg"`
+	Product       afrr.Product `json:"product" enum:"pos,neg,na"`
 	StartTime     time.Time    `json:"start_time"`
 	EndTime       time.Time    `json:"end_time" doc:"Exclusive."`
 	Price         *string      `json:"price" nullable:"true" doc:"EUR/MWh as a decimal string with two decimals; null falls back to the default price."`
@@ -76,7 +76,7 @@ func toOverride(o afrr.Override) BackupOverride {
 // BackupDefault is a backup-market default as returned.
 type BackupDefault struct {
 	AssetID              string       `json:"asset_id"`
-	Product              afrr.Product `json:"product" enum:"pos,neg"`
+	Product              afrr.Product `json:"product" enum:"pos,neg,na"`
 	DefaultPrice         string       `json:"default_price" doc:"EUR/MWh as a decimal string with two decimals."`
 	DefaultMaxCapacityMW *float64     `json:"default_max_capacity_mw" nullable:"true" doc:"Absolute magnitude in MW; null means no cap."`
 	EffectiveFrom        time.Time    `json:"effective_from" doc:"Start of the first delivery block this default applies to: the first block whose 10-second gate was open when it was set."`
@@ -97,7 +97,7 @@ type OverrideList struct {
 
 // OverrideCreateRequest is the body of an override creation.
 type OverrideCreateRequest struct {
-	Product       string      `json:"product" enum:"pos,neg,na" doc:"pos or neg; na is refused (422): aFRR supports only pos and neg."`
+	Product       string      `json:"product" enum:"pos,neg,na" doc:"pos or neg (aFRR), or na: the symmetric offer to cover a pool member's FCR obligation."`
 	StartTime     time.Time   `json:"start_time" doc:"UTC, on a quarter-hour."`
 	EndTime       time.Time   `json:"end_time" doc:"Exclusive, UTC, on a quarter-hour; at least one block after start_time."`
 	Price         *PriceValue `json:"price,omitempty" doc:"EUR/MWh; null or absent falls back to the default price."`
@@ -107,14 +107,14 @@ type OverrideCreateRequest struct {
 
 // DefaultPutRequest is the body of a default update.
 type DefaultPutRequest struct {
-	Product              string     `json:"product" enum:"pos,neg,na" doc:"pos or neg; na is refused (422)."`
+	Product              string     `json:"product" enum:"pos,neg,na" doc:"pos, neg or na (FCR cover)."`
 	DefaultPrice         PriceValue `json:"default_price" doc:"EUR/MWh."`
 	DefaultMaxCapacityMW *float64   `json:"default_max_capacity_mw,omitempty" minimum:"0" doc:"Absolute magnitude in MW, at most the asset's prequalified aFRR capacity of the product; null or absent means no cap."`
 }
 
 type listInput struct {
 	AssetID   string    `path:"asset_id"`
-	Product   string    `query:"product" enum:"pos,neg,na" doc:"pos or neg; omitted returns both directions; na is refused (422)."`
+	Product   string    `query:"product" enum:"pos,neg,na" doc:"pos, neg or na (FCR cover); omitted returns every product."`
 	StartTime time.Time `query:"start_time" doc:"Overlap filter: overrides ending strictly after this instant."`
 	EndTime   time.Time `query:"end_time" doc:"Overlap filter: overrides starting strictly before this instant."`
 }
@@ -135,7 +135,7 @@ type deleteInput struct {
 
 type defaultInput struct {
 	AssetID string `path:"asset_id"`
-	Product string `query:"product" required:"true" enum:"pos,neg,na" doc:"pos or neg; na is refused (422)."`
+	Product string `query:"product" required:"true" enum:"pos,neg,na" doc:"pos, neg or na (FCR cover)."`
 }
 
 type putDefaultInput struct {

@@ -252,7 +252,9 @@ func TestCreateAndList(t *testing.T) {
 				t.Errorf("?%s: %v, want %v", tc.query, got, tc.want)
 			}
 		}
-		expectInvalid(t, e.h.Do("GET", bidsPath+"?product=na", e.acme, nil), "query.product")
+		if got := list("product=na"); len(got) != 0 {
+			t.Errorf("?product=na: %v, want none", got)
+		}
 		expectInvalid(t, e.h.Do("GET", bidsPath+"?product=up", e.acme, nil), "query.product")
 		expectInvalid(t, e.h.Do("GET", bidsPath+"?"+q("start_time", qh(4), "end_time", qh(4)), e.acme, nil), "query.end_time")
 		expectInvalid(t, e.h.Do("GET", bidsPath+"?start_time=yesterday", e.acme, nil), "query.start_time")
@@ -274,7 +276,7 @@ func TestCreateRefused(t *testing.T) {
 			body any
 			want []string
 		}{
-			{"na", body("na", 8, 9), []string{"body.product"}},
+			{"na cap above the FCR prequalified capacity (0)", body("na", 8, 9, "max_capacity_mw", 1), []string{"body.max_capacity_mw"}},
 			{"unknown product", body("sym", 8, 9), []string{"body.product"}},
 			{"unaligned", body("neg", 8, 9, "start_time", "2026-02-01T08:07:00Z", "end_time", "2026-02-01T09:00:30Z"), []string{"body.start_time", "body.end_time"}},
 			{"empty window", body("neg", 8, 8), []string{"body.end_time"}},
@@ -359,7 +361,13 @@ func TestDefaults(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := setup(t, b)
 		e.h.Do("GET", defaultPath+"?product=pos", e.acme, nil).Expect(t, 404, "no_default")
-		expectInvalid(t, e.h.Do("GET", defaultPath+"?product=na", e.acme, nil), "query.product")
+		e.h.Do("GET", defaultPath+"?product=na", e.acme, nil).Expect(t, 404, "no_default")
+		// na is the FCR cover offer; without a cap it needs no FCR
+		// prequalification to be stored (it covers nothing without one).
+		e.h.Do("PUT", defaultPath, e.acme, map[string]any{"product": "na", "default_price": "12.5"}).Expect(t, 200, "")
+		if got := e.h.Do("GET", defaultPath+"?product=na", e.acme, nil).Expect(t, 200, "").Map(t); got["default_price"] != "12.50" || got["product"] != "na" {
+			t.Errorf("na default: %v", got)
+		}
 		e.h.Do("GET", defaultPath, e.acme, nil).Expect(t, 422, "validation_failed")
 
 		e.at(time.Date(2026, 2, 1, 6, 14, 50, 0, time.UTC)) // the 06:15 gate has just closed
@@ -392,7 +400,7 @@ func TestDefaults(t *testing.T) {
 			body any
 			want []string
 		}{
-			{"na", map[string]any{"product": "na", "default_price": 1}, []string{"body.product"}},
+			{"na cap above the FCR prequalified capacity (0)", map[string]any{"product": "na", "default_price": 1, "default_max_capacity_mw": 1}, []string{"body.default_max_capacity_mw"}},
 			{"price precision", map[string]any{"product": "neg", "default_price": "1.005"}, []string{"body.default_price"}},
 			{"price range", map[string]any{"product": "neg", "default_price": 20000}, []string{"body.default_price"}},
 			{"price null", map[string]any{"product": "neg", "default_price": nil}, []string{"body.default_price"}},
