@@ -181,7 +181,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	if err != nil {
 		return nil, fmt.Errorf("load the market replay data: %w", err)
 	}
-	a.Market = simulation.New(a.Store.Bids(), data, a.Backup)
+	a.Market = simulation.New(a.Store.Bids(), data)
 	a.Dispatch = dispatch.NewService(a.Store.Dispatch(), a.Assets, a.Clock,
 		dispatch.Config{MinImmediateWindow: cfg.ImmediateDispatchMinWindow})
 	staleAfter := time.Duration(stateStaleRealSeconds * cfg.ClockSpeed * float64(time.Second))

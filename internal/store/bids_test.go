@@ -255,13 +255,20 @@ func TestBidStoreReplaceOfADay(t *testing.T) {
 		bidEnv(t, b)
 		ctx := context.Background()
 		day := calendar.Day{Year: 2026, Month: 2, Day: 2}
-		dayOf := func(at time.Time, price bids.Price, mw float64) []bids.Bid {
+		// negSource is the source of the negative bids: the old day's were
+		// created by an award, the new ones by the holder, whose rows must
+		// not keep the old source.
+		dayOf := func(at time.Time, price bids.Price, mw float64, negSource bids.Source) []bids.Bid {
 			var out []bids.Bid
 			for _, p := range day.Periods() {
 				for _, prod := range []bids.Product{bids.Pos, bids.Neg} {
+					source := bids.SourceAPI
+					if prod == bids.Neg {
+						source = negSource
+					}
 					out = append(out, bids.Bid{ID: bids.NewID(), OrganizationID: "acme", AssetID: "bess", Market: bids.AFRREnergy,
 						Product: prod, Start: p.Start, End: p.End, EnergyPrice: &price, OfferedMW: mw, Status: bids.Pending,
-						CreatedAt: at, UpdatedAt: at})
+						Source: source, CreatedAt: at, UpdatedAt: at})
 				}
 			}
 			return out
@@ -274,11 +281,11 @@ func TestBidStoreReplaceOfADay(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		old := dayOf(testkit.Start, bids.Price(5000), 5)
+		old := dayOf(testkit.Start, bids.Price(5000), 5, bids.SourceCapacityBid)
 		submitted := testkit.Start.Add(time.Minute)
 		old[7].SubmittedAt = &submitted
 		apply(bids.Changes{Insert: old})
-		fresh := dayOf(testkit.Start.Add(time.Hour), bids.Price(-1234), 3.3)
+		fresh := dayOf(testkit.Start.Add(time.Hour), bids.Price(-1234), 3.3, bids.SourceAPI)
 		var gone []string
 		for _, o := range old {
 			gone = append(gone, o.ID)

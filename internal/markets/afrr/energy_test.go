@@ -2,10 +2,9 @@ package afrr_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
-
-	"github.com/shopspring/decimal"
 
 	"atcp/internal/assets"
 	"atcp/internal/markets/afrr"
@@ -81,108 +80,199 @@ func energyBid(product bids.Product, start string, mw float64, status bids.Statu
 	return bids.Bid{Market: bids.AFRREnergy, Product: product, Start: s, End: s.Add(calendar.PeriodLength), OfferedMW: mw, Status: status}
 }
 
-func TestAwardObligation(t *testing.T) {
+func TestOfferShortfall(t *testing.T) {
 	const q = "2026-02-02T08:00:00Z"
-	priced := func(price string, maxMW *float64) afrr.Offer {
-		return afrr.Offer{QuarterHour: at(q), Product: afrr.Neg, Price: new(dec(price)), PriceSource: afrr.FromDefault, MaxCapacityMW: maxMW, CapacitySource: afrr.FromDefault}
-	}
-	override := priced("-3", new(2.0))
-	override.PriceSource = afrr.FromOverride
+	generated := energyBid(bids.Neg, q, 4, bids.Submitted)
+	generated.Source = bids.SourceCapacityBid
 	for _, tc := range []struct {
 		name      string
 		awarded   float64
 		energy    []bids.Bid
-		backup    afrr.Offer
-		covered   float64
-		offer     float64
-		price     string // empty: nothing offered
-		source    afrr.OfferSource
 		shortfall float64
 	}{
-		{"no award: nothing", 0, nil, priced("10", nil), 0, 0, "", afrr.FromNothing, 0},
-		{"NaN award: nothing", math.NaN(), nil, priced("10", nil), 0, 0, "", afrr.FromNothing, 0},
-		{"fully covered", 5, []bids.Bid{energyBid(bids.Neg, q, 5, bids.Submitted)}, priced("10", nil), 5, 0, "", afrr.FromNothing, 0},
-		{"over-covered", 5, []bids.Bid{energyBid(bids.Neg, q, 3, bids.Submitted), energyBid(bids.Neg, q, 4, bids.Successful)}, priced("10", nil), 7, 0, "", afrr.FromNothing, 0},
-		{"covered by cleared bids", 6, []bids.Bid{energyBid(bids.Neg, q, 2, bids.Rejected), energyBid(bids.Neg, q, 2, bids.Fallback), energyBid(bids.Neg, q, 2, bids.Successful)},
-			priced("10", nil), 6, 0, "", afrr.FromNothing, 0},
-		{"no energy bids: all at the default", 5, nil, priced("10", nil), 0, 5, "10", afrr.FromDefault, 0},
-		{"partly covered: the rest", 5, []bids.Bid{energyBid(bids.Neg, q, 2, bids.Submitted)}, priced("10", nil), 2, 3, "10", afrr.FromDefault, 0},
-		{"capped by max_capacity_mw", 5, nil, priced("10", new(3.0)), 0, 3, "10", afrr.FromDefault, 2},
-		{"cap above the need", 5, nil, priced("10", new(8.0)), 0, 5, "10", afrr.FromDefault, 0},
-		{"override price and cap", 5, []bids.Bid{energyBid(bids.Neg, q, 1, bids.Submitted)}, override, 1, 2, "-3", afrr.FromOverride, 2},
-		{"cap 0: unavailable", 5, nil, priced("10", new(0.0)), 0, 0, "", afrr.FromNothing, 5},
-		{"no backup price: nothing offered", 5, nil, afrr.Offer{QuarterHour: at(q), Product: afrr.Neg, PriceSource: afrr.FromNothing}, 0, 0, "", afrr.FromNothing, 5},
-		{"pending, failed and cancelled bids do not cover", 5, []bids.Bid{
-			energyBid(bids.Neg, q, 5, bids.Pending), energyBid(bids.Neg, q, 5, bids.Failed), energyBid(bids.Neg, q, 5, bids.Cancelled)},
-			priced("10", nil), 0, 5, "10", afrr.FromDefault, 0},
+		{"no award: nothing", 0, nil, 0},
+		{"NaN award: nothing", math.NaN(), nil, 0},
+		{"negative award: nothing", -3, nil, 0},
+		{"no energy bids: all of it", 5, nil, 5},
+		{"fully offered", 5, []bids.Bid{energyBid(bids.Neg, q, 5, bids.Submitted)}, 0},
+		{"over-offered: never negative", 5, []bids.Bid{energyBid(bids.Neg, q, 3, bids.Submitted), energyBid(bids.Neg, q, 4, bids.Successful)}, 0},
+		{"partly offered: the rest", 5, []bids.Bid{energyBid(bids.Neg, q, 2, bids.Submitted)}, 3},
+		{"cleared bids were offered", 7, []bids.Bid{energyBid(bids.Neg, q, 2, bids.Rejected), energyBid(bids.Neg, q, 2, bids.Fallback), energyBid(bids.Neg, q, 2, bids.Successful)}, 1},
+		{"the award's own energy bids count", 6, []bids.Bid{generated, energyBid(bids.Neg, q, 2, bids.Submitted)}, 0},
+		{"pending, failed and cancelled bids never reached the market", 5, []bids.Bid{
+			energyBid(bids.Neg, q, 5, bids.Pending), energyBid(bids.Neg, q, 5, bids.Failed), energyBid(bids.Neg, q, 5, bids.Cancelled)}, 5},
 		{"other direction, period or market ignored", 5, []bids.Bid{
 			energyBid(bids.Pos, q, 5, bids.Submitted), energyBid(bids.Neg, "2026-02-02T08:15:00Z", 5, bids.Submitted),
-			{Market: bids.AFRRCapacity, Product: bids.Neg, Start: at("2026-02-02T07:00:00Z"), End: at("2026-02-02T11:00:00Z"), OfferedMW: 5, Status: bids.Successful}},
-			priced("10", nil), 0, 5, "10", afrr.FromDefault, 0},
-		{"float sums count as covered", 0.3, []bids.Bid{energyBid(bids.Neg, q, 0.1, bids.Submitted), energyBid(bids.Neg, q, 0.2, bids.Submitted)},
-			priced("10", nil), 0.30000000000000004, 0, "", afrr.FromNothing, 0},
+			{Market: bids.AFRRCapacity, Product: bids.Neg, Start: at("2026-02-02T07:00:00Z"), End: at("2026-02-02T11:00:00Z"), OfferedMW: 5, Status: bids.Successful}}, 5},
+		{"float sums count as offered", 0.3, []bids.Bid{energyBid(bids.Neg, q, 0.1, bids.Submitted), energyBid(bids.Neg, q, 0.2, bids.Submitted)}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := afrr.AwardObligation(at(q), afrr.Neg, tc.awarded, tc.energy, tc.backup)
-			price := ""
-			if got.Price != nil {
-				price = got.Price.String()
-			}
-			if !near(got.CoveredMW, tc.covered) || !near(got.OfferMW, tc.offer) || price != tc.price || got.PriceSource != tc.source ||
-				!near(got.ShortfallMW, tc.shortfall) || !got.QuarterHour.Equal(at(q)) || got.Product != afrr.Neg {
-				t.Fatalf("got %+v (price %q), want covered %v offer %v at %q (%s), shortfall %v", got, price, tc.covered, tc.offer, tc.price, tc.source, tc.shortfall)
+			if got := afrr.OfferShortfall(at(q), afrr.Neg, tc.awarded, tc.energy); !near(got, tc.shortfall) {
+				t.Fatalf("shortfall %v, want %v", got, tc.shortfall)
 			}
 		})
-	}
-	// The obligation never aliases the backup offer's price.
-	b := priced("10", nil)
-	got := afrr.AwardObligation(at(q), afrr.Neg, 5, nil, b)
-	*got.Price = decimal.NewFromInt(99)
-	if !b.Price.Equal(decimal.NewFromInt(10)) {
-		t.Fatal("obligation aliases the backup price")
 	}
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
-// FuzzAwardObligation checks the invariants of the obligation for any
-// award, coverage and cap: nothing negative, the holder's offers plus what
-// is offered on its behalf never exceed the award when it was uncovered,
-// and what is neither offered nor covered is the shortfall.
-func FuzzAwardObligation(f *testing.F) {
-	f.Add(5.0, 2.0, 3.0, true, true)
-	f.Add(5.0, 7.0, 0.0, true, false)
-	f.Add(0.5, 0.0, 0.0, false, true)
-	f.Add(-1.0, 1.0, -2.0, true, true)
-	f.Fuzz(func(t *testing.T, awarded, covered, capMW float64, hasPrice, hasCap bool) {
-		if math.IsInf(awarded, 0) || math.IsInf(covered, 0) || math.IsNaN(covered) || math.IsInf(capMW, 0) || math.IsNaN(capMW) ||
-			math.Abs(awarded) > 1e6 || math.Abs(covered) > 1e6 || math.Abs(capMW) > 1e6 || covered < 0 {
-			return // outside what a store can hold
+// award is a SUCCESSFUL aFRR capacity bid of asset "a" (organisation
+// "acme") won for awarded MW at an energy price of 45.50 EUR/MWh.
+func award(id string, product bids.Product, start, end string, awarded float64) bids.Bid {
+	price := bids.Price(4550)
+	return bids.Bid{ID: id, OrganizationID: "acme", AssetID: "a", Market: bids.AFRRCapacity, Product: product,
+		Start: at(start), End: at(end), EnergyPrice: &price, OfferedMW: 10, AwardedMW: &awarded, Status: bids.Successful}
+}
+
+func TestAwardEnergyBids(t *testing.T) {
+	now := at("2026-02-01T08:15:00Z")
+	const q1, q2 = "2026-02-01T23:00:00Z", "2026-02-01T23:15:00Z"
+	ownBid := func(product bids.Product, start string, mw float64, status bids.Status) bids.Bid {
+		b := energyBid(product, start, mw, status)
+		b.Source = bids.SourceAPI
+		return b
+	}
+	keyed := func(b bids.Bid, key string) bids.Bid {
+		b.IdempotencyKey = &key
+		return b
+	}
+	generated := keyed(energyBid(bids.Neg, q2, 6, bids.Pending), "capacity-bid:c1")
+	generated.Source = bids.SourceCapacityBid
+	for _, tc := range []struct {
+		name   string
+		awards []bids.Bid
+		energy []bids.Bid
+		// want: the number of bids, and the MW of those at q1 and q2 per
+		// award id (absent: none there).
+		count int
+		want  map[string][2]float64
+	}{
+		{"a 4-hour block: 16 quarter-hours at the award", []bids.Bid{award("c1", bids.Neg, "2026-02-01T23:00:00Z", "2026-02-02T03:00:00Z", 6)}, nil,
+			16, map[string][2]float64{"c1": {6, 6}}},
+		// 2026-03-29: 00:00-04:00 local is 3 hours (23:00Z-02:00Z).
+		{"spring forward: a 3-hour block, 12 quarter-hours", []bids.Bid{award("c1", bids.Neg, "2026-03-28T23:00:00Z", "2026-03-29T02:00:00Z", 6)}, nil,
+			12, nil},
+		// 2026-10-25: 00:00-04:00 local is 5 hours (22:00Z-03:00Z).
+		{"fall back: a 5-hour block, 20 quarter-hours", []bids.Bid{award("c1", bids.Pos, "2026-10-24T22:00:00Z", "2026-10-25T03:00:00Z", 6)}, nil,
+			20, nil},
+		{"the holder's own bids are respected", []bids.Bid{award("c1", bids.Neg, q1, "2026-02-02T00:00:00Z", 6)},
+			[]bids.Bid{ownBid(bids.Neg, q1, 2, bids.Pending), ownBid(bids.Neg, q1, 1, bids.Submitted), ownBid(bids.Neg, q2, 9, bids.Pending)},
+			3, map[string][2]float64{"c1": {3, 0}}},
+		{"released, other direction and other market bids do not count", []bids.Bid{award("c1", bids.Neg, q1, "2026-02-02T00:00:00Z", 6)},
+			[]bids.Bid{ownBid(bids.Neg, q1, 5, bids.Rejected), ownBid(bids.Neg, q1, 5, bids.Failed), ownBid(bids.Neg, q1, 5, bids.Cancelled),
+				ownBid(bids.Pos, q1, 5, bids.Pending), {Market: bids.AFRRCapacity, Product: bids.Neg, Start: at(q1), End: at(q2), OfferedMW: 5, Status: bids.Pending}},
+			4, map[string][2]float64{"c1": {6, 6}}},
+		{"a bid without a source is the holder's", []bids.Bid{award("c1", bids.Neg, q1, "2026-02-02T00:00:00Z", 6)},
+			[]bids.Bid{energyBid(bids.Neg, q1, 2, bids.Pending)}, 4, map[string][2]float64{"c1": {4, 6}}},
+		{"another award's bids are not the holder's", []bids.Bid{award("c2", bids.Neg, q1, "2026-02-02T00:00:00Z", 6)},
+			[]bids.Bid{keyed(generated, "capacity-bid:c9")}, 4, map[string][2]float64{"c2": {6, 6}}},
+		{"own power is counted once across awards, in their order", []bids.Bid{
+			award("c1", bids.Neg, q1, "2026-02-02T00:00:00Z", 4), award("c2", bids.Neg, q1, "2026-02-02T00:00:00Z", 3)},
+			[]bids.Bid{ownBid(bids.Neg, q1, 5, bids.Pending)}, 7, map[string][2]float64{"c1": {0, 4}, "c2": {2, 3}}},
+		{"a quarter-hour created before is left", []bids.Bid{award("c1", bids.Neg, q1, "2026-02-02T00:00:00Z", 6)},
+			[]bids.Bid{generated}, 3, map[string][2]float64{"c1": {6, 0}}},
+		{"the holder's bid with the award's key is left too", []bids.Bid{award("c1", bids.Neg, q1, "2026-02-02T00:00:00Z", 6)},
+			[]bids.Bid{keyed(ownBid(bids.Neg, q1, 1, bids.Pending), "capacity-bid:c1")}, 3, map[string][2]float64{"c1": {0, 6}}},
+		{"a partial award to the kW", []bids.Bid{award("c1", bids.Neg, q1, q2, 2.345)}, []bids.Bid{ownBid(bids.Neg, q1, 2, bids.Pending)},
+			1, map[string][2]float64{"c1": {0.345, 0}}},
+		{"no award, no price or not a capacity bid: nothing", []bids.Bid{
+			award("c1", bids.Neg, q1, q2, 0),
+			func() bids.Bid { b := award("c2", bids.Neg, q1, q2, 5); b.EnergyPrice = nil; return b }(),
+			func() bids.Bid { b := award("c3", bids.Neg, q1, q2, 5); b.Market = bids.FCR; return b }(),
+			func() bids.Bid { b := award("c4", bids.Neg, q1, q2, 5); b.AwardedMW = new(math.NaN()); return b }()},
+			nil, 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := afrr.AwardEnergyBids(tc.awards, tc.energy, now)
+			if len(got) != tc.count {
+				t.Fatalf("%d bids, want %d: %+v", len(got), tc.count, got)
+			}
+			byAward := map[string]bids.Bid{}
+			for _, a := range tc.awards {
+				byAward[afrr.AwardKey(a.ID)] = a
+			}
+			at1 := map[string][2]float64{}
+			seen := map[string]bool{}
+			for _, b := range got {
+				a := byAward[*b.IdempotencyKey]
+				if b.Market != bids.AFRREnergy || b.Product != a.Product || b.Status != bids.Pending || b.Source != bids.SourceCapacityBid ||
+					b.AssetID != "a" || b.OrganizationID != "acme" || b.EnergyPrice == nil || *b.EnergyPrice != 4550 ||
+					b.End.Sub(b.Start) != calendar.PeriodLength || b.Start.Before(a.Start) || b.End.After(a.End) ||
+					!b.CreatedAt.Equal(now) || !b.UpdatedAt.Equal(now) || b.ID == "" || seen[b.ID] || b.OfferedMW <= 0 || b.OfferedMW > *a.AwardedMW {
+					t.Fatalf("bid %+v of award %+v", b, a)
+				}
+				seen[b.ID] = true
+				id := strings.TrimPrefix(*b.IdempotencyKey, "capacity-bid:")
+				v := at1[id]
+				switch b.Start.Format(time.RFC3339) {
+				case q1:
+					v[0] = b.OfferedMW
+				case q2:
+					v[1] = b.OfferedMW
+				}
+				at1[id] = v
+			}
+			for id, w := range tc.want {
+				if g := at1[id]; !near(g[0], w[0]) || !near(g[1], w[1]) {
+					t.Errorf("award %s: %v MW at %s and %s, want %v", id, g, q1, q2, w)
+				}
+			}
+			for _, b := range tc.energy {
+				if b.Source == bids.SourceCapacityBid {
+					continue
+				}
+				for _, g := range got {
+					if *g.IdempotencyKey == derefKey(b) && g.Start.Equal(b.Start) && g.Product == b.Product {
+						t.Fatalf("a second bid in the scope of %+v", b)
+					}
+				}
+			}
+		})
+	}
+	// The new bids never alias the award's price.
+	a := award("c1", bids.Neg, q1, q2, 5)
+	got := afrr.AwardEnergyBids([]bids.Bid{a}, nil, now)
+	*got[0].EnergyPrice = 1
+	if *a.EnergyPrice != 4550 {
+		t.Fatal("the energy bid aliases the award's price")
+	}
+}
+
+func derefKey(b bids.Bid) string {
+	if b.IdempotencyKey == nil {
+		return ""
+	}
+	return *b.IdempotencyKey
+}
+
+// FuzzAwardEnergyBids checks, for any award and holder's bids in one
+// quarter-hour, that the award's bid is never negative, never above the
+// award, and that with it the quarter-hour offers the award (to the kW;
+// or the holder's own power when that is more) and nothing beyond.
+func FuzzAwardEnergyBids(f *testing.F) {
+	f.Add(6.0, 2.0, 1.0)
+	f.Add(6.0, 9.0, 0.0)
+	f.Add(0.5, 0.0, 0.25)
+	f.Add(2.345, 2.0, 0.0)
+	f.Fuzz(func(t *testing.T, awarded, own1, own2 float64) {
+		for _, v := range []float64{awarded, own1, own2} {
+			if math.IsNaN(v) || v < 0 || v > 1e4 {
+				return // outside what a store can hold
+			}
 		}
-		q := at("2026-02-02T08:00:00Z")
-		backup := afrr.Offer{QuarterHour: q, Product: afrr.Pos}
-		if hasPrice {
-			backup.Price = new(decimal.NewFromInt(10))
+		const q = "2026-02-02T08:00:00Z"
+		a := award("c1", bids.Pos, q, "2026-02-02T08:15:00Z", awarded)
+		got := afrr.AwardEnergyBids([]bids.Bid{a}, []bids.Bid{energyBid(bids.Pos, q, own1, bids.Pending), energyBid(bids.Pos, q, own2, bids.Submitted)}, at(q))
+		gen := 0.0
+		for _, b := range got {
+			if b.OfferedMW <= 0 || b.OfferedMW > awarded+1e-6 {
+				t.Fatalf("bid of %v MW for an award of %v", b.OfferedMW, awarded)
+			}
+			gen += b.OfferedMW
 		}
-		if hasCap {
-			backup.MaxCapacityMW = &capMW
-		}
-		energy := []bids.Bid{{Market: bids.AFRREnergy, Product: bids.Pos, Start: q, End: q.Add(15 * time.Minute), OfferedMW: covered, Status: bids.Submitted}}
-		got := afrr.AwardObligation(q, afrr.Pos, awarded, energy, backup)
-		if got.OfferMW < 0 || got.ShortfallMW < 0 || got.UncoveredMW < 0 {
-			t.Fatalf("negative figure %+v", got)
-		}
-		if got.UncoveredMW > 0 && got.CoveredMW+got.OfferMW > awarded+1e-6 {
-			t.Fatalf("over-offered %+v", got)
-		}
-		if !near(got.OfferMW+got.ShortfallMW, got.UncoveredMW) {
-			t.Fatalf("offer + shortfall != uncovered: %+v", got)
-		}
-		if (got.OfferMW > 0) != (got.Price != nil) {
-			t.Fatalf("price without offer or offer without price: %+v", got)
-		}
-		if hasCap && got.OfferMW > math.Max(capMW, 0) {
-			t.Fatalf("offer above the cap: %+v", got)
+		// Less by at most the kW the bid is rounded down to, never more.
+		if total, want := own1+own2+gen, math.Max(awarded, own1+own2); total > want+1e-6 || total < want-1e-3 {
+			t.Fatalf("award %v, own %v + %v: %v MW offered in all", awarded, own1, own2, total)
 		}
 	})
 }

@@ -40,7 +40,7 @@ func CheckCeiling(market Market, ceiling func(Product) float64, existing, reques
 	want := map[periodKey]float64{}
 	span := requested[0].Interval()
 	for _, b := range requested {
-		span = hull(span, b.Interval())
+		span = Hull(span, b.Interval())
 		forEachPeriod(b.Interval(), func(start int64) { want[periodKey{start, b.Product}] += b.OfferedMW })
 	}
 	have := map[periodKey]float64{}

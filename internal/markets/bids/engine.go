@@ -224,7 +224,7 @@ func (e *Engine) prepare(sub Submission) ([]Bid, error) {
 	out := make([]Bid, len(sub.Bids))
 	for i, nb := range sub.Bids {
 		loc := fmt.Sprintf("body.bids[%d]", i)
-		b := Bid{Market: e.rules.Market, Product: nb.Product, Start: nb.Start.UTC(), End: nb.End.UTC(), OfferedMW: nb.OfferedMW, Status: Pending}
+		b := Bid{Market: e.rules.Market, Product: nb.Product, Start: nb.Start.UTC(), End: nb.End.UTC(), OfferedMW: nb.OfferedMW, Status: Pending, Source: SourceAPI}
 		if nb.IdempotencyKey != nil {
 			k := *nb.IdempotencyKey
 			b.IdempotencyKey = &k
@@ -277,8 +277,8 @@ func checkIdempotencyKey(v *errs.Validation, loc, k string) {
 	}
 }
 
-// hull is the smallest interval covering every interval given.
-func hull(ivs ...calendar.Interval) calendar.Interval {
+// Hull is the smallest interval covering every interval given.
+func Hull(ivs ...calendar.Interval) calendar.Interval {
 	h := ivs[0]
 	for _, iv := range ivs[1:] {
 		if iv.Start.Before(h.Start) {
@@ -351,7 +351,7 @@ func (e *Engine) Submit(ctx context.Context, v auth.Visibility, assetID string, 
 		ivs = append(ivs, sub.Scope.Interval())
 	}
 	var res SubmitResult
-	err = e.store.Apply(ctx, v, asset, e.rules.Market, hull(ivs...), func(a assets.Asset, existing []Bid) (Changes, error) {
+	err = e.store.Apply(ctx, v, asset, e.rules.Market, Hull(ivs...), func(a assets.Asset, existing []Bid) (Changes, error) {
 		if !e.rules.Enabled(a) {
 			return Changes{}, e.notEnabled(a)
 		}
@@ -463,7 +463,7 @@ func (e *Engine) Update(ctx context.Context, v auth.Visibility, assetID, bidID s
 	now := e.clk.Now().UTC()
 	var out Bid
 	var warn warnings
-	err = e.store.Apply(ctx, v, asset, e.rules.Market, hull(cur.Interval(), next), func(a assets.Asset, existing []Bid) (Changes, error) {
+	err = e.store.Apply(ctx, v, asset, e.rules.Market, Hull(cur.Interval(), next), func(a assets.Asset, existing []Bid) (Changes, error) {
 		warn = nil
 		b, ok := findID(existing, bidID)
 		if !ok {

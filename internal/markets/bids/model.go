@@ -57,6 +57,29 @@ func (s Status) Committed() bool {
 	return s == Pending || s == Submitted || s == Successful || s == Fallback
 }
 
+// Source says who created a bid.
+type Source string
+
+// The bid sources.
+const (
+	// SourceAPI: placed by its holder through the API. The zero value
+	// reads as SourceAPI (the stores write it so), as do the bids stored
+	// before sources were recorded.
+	SourceAPI Source = "api"
+	// SourceCapacityBid: an aFRR energy bid the platform created from a
+	// SUCCESSFUL aFRR capacity bid, at its energy price, for a
+	// quarter-hour of the award (afrr.AwardEnergyBids).
+	SourceCapacityBid Source = "capacity_bid"
+)
+
+// OrAPI returns s, or SourceAPI when s is empty.
+func (s Source) OrAPI() Source {
+	if s == "" {
+		return SourceAPI
+	}
+	return s
+}
+
 // Edit states of last_edit_attempt.
 const (
 	EditModify         = "MODIFY"
@@ -100,6 +123,7 @@ type Bid struct {
 	AwardedMW      *float64 // nil until cleared
 	Status         Status
 	LastEdit       *EditAttempt
+	Source         Source // who created the bid; set once, at insertion
 
 	// What clearing records.
 	SettlementPrice *Price

@@ -49,6 +49,15 @@ type Store interface {
 	// RecordOutcomes stores auction outcomes of SUBMITTED bids (FALLBACK
 	// also from PENDING) and returns how many bids changed.
 	RecordOutcomes(ctx context.Context, outcomes []Outcome, at time.Time) (int, error)
+	// RecordAwards is RecordOutcomes for awards that bring bids with them
+	// (an aFRR capacity award: its energy bids). In the same transaction,
+	// for each asset, it passes then.Create the bids it moved to
+	// SUCCESSFUL, as recorded and in the order of outcomes, with the
+	// asset's bids of then.Market overlapping them (every status), and
+	// inserts the bids Create returns. An award and its bids are stored
+	// together or not at all, and a re-run, which moves nothing, creates
+	// nothing.
+	RecordAwards(ctx context.Context, outcomes []Outcome, at time.Time, then FollowUp) (int, error)
 	// PendingEdits returns up to limit bids of market whose late edit
 	// waits to be forwarded (last_edit_attempt PENDING_RESYNC).
 	PendingEdits(ctx context.Context, market Market, limit int) ([]Bid, error)
@@ -83,6 +92,15 @@ type Filter struct {
 type Ref struct {
 	AssetID string
 	ID      string
+}
+
+// FollowUp creates the bids that awards bring with them (RecordAwards).
+type FollowUp struct {
+	Market Market // the market of the bids Create returns
+	// Create returns the bids to insert for the awards of one asset,
+	// given the asset's bids of Market overlapping them. It must not
+	// return a bid in an idempotency scope that existing holds.
+	Create func(awards, existing []Bid) []Bid
 }
 
 // Outcome is the auction result of one bid.

@@ -26,13 +26,14 @@
 //     replayed quarter-hour (package replay) and settled at its marginal
 //     price; where the replayed data does not clear, FALLBACK.
 //
-//   - The award obligation: at each quarter-hour's closure, an asset holding
-//     a SUCCESSFUL aFRR capacity award for it must offer the awarded power
-//     as energy. What its own forwarded energy bids leave uncovered is
-//     offered on its behalf from the backup market (its default or override
-//     price, within its cap), as an energy bid with the idempotency key
-//     "backup-market"; what the backup market cannot offer stays a
-//     shortfall (afrr.AwardObligation).
+//   - The award obligation: an aFRR capacity award obliges its holder to
+//     offer the awarded power as energy in every quarter-hour of the block.
+//     As in the German market, the capacity bid's energy price stands as
+//     that energy offer: clearing records the award and creates its energy
+//     bids (afrr.AwardEnergyBids, PENDING, source capacity_bid) in one
+//     transaction. The holder may replace or delete them like its own
+//     until each quarter-hour's energy gate; they are forwarded and
+//     activated like any energy bid.
 package simulation
 
 import (
@@ -43,8 +44,6 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"atcp/internal/assets"
-	"atcp/internal/auth"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
@@ -69,37 +68,34 @@ type capacityMarket struct {
 	market bids.Market
 	window func(calendar.Day) calendar.Window
 	clear  func(*replay.Dataset, []replay.CapacityBid) ([]replay.CapacityOutcome, error)
+	// awards, when set, creates the bids an award brings with it, in the
+	// transaction that records the award.
+	awards func(at time.Time) bids.FollowUp
 }
 
 var capacityMarkets = []capacityMarket{
-	{bids.FCR, calendar.FCRWindow, (*replay.Dataset).ClearFCR},
-	{bids.AFRRCapacity, calendar.AFRRCapacityWindow, (*replay.Dataset).ClearAFRRCapacity},
+	{bids.FCR, calendar.FCRWindow, (*replay.Dataset).ClearFCR, nil},
+	{bids.AFRRCapacity, calendar.AFRRCapacityWindow, (*replay.Dataset).ClearAFRRCapacity, energyOfAwards},
 }
 
-// BackupOffers tells what the backup market offers for an asset,
-// direction and window, one offer per quarter-hour (afrr.BackupService).
-type BackupOffers interface {
-	// Asset resolves an award holder, a virtual asset id included.
-	Asset(ctx context.Context, v auth.Visibility, assetID string) (assets.Asset, error)
-	Offers(ctx context.Context, v auth.Visibility, assetID string, p afrr.Product, w calendar.Interval) ([]afrr.Offer, error)
+// energyOfAwards creates the energy bids of aFRR capacity awards.
+func energyOfAwards(at time.Time) bids.FollowUp {
+	return bids.FollowUp{Market: bids.AFRREnergy, Create: func(awards, existing []bids.Bid) []bids.Bid {
+		return afrr.AwardEnergyBids(awards, existing, at)
+	}}
 }
 
 // Market is the simulated market.
 type Market struct {
-	store  bids.Store
-	data   *replay.Dataset
-	backup BackupOffers
+	store bids.Store
+	data  *replay.Dataset
 }
 
-// New returns the simulated market over the bid store, the replay data
-// and the backup market.
-func New(store bids.Store, data *replay.Dataset, backup BackupOffers) *Market {
-	return &Market{store: store, data: data, backup: backup}
+// New returns the simulated market over the bid store and the replay
+// data.
+func New(store bids.Store, data *replay.Dataset) *Market {
+	return &Market{store: store, data: data}
 }
-
-// BackupMarketKey is the idempotency key of the energy bids the market
-// places on an award holder's behalf from its backup-market configuration.
-const BackupMarketKey = "backup-market"
 
 // Jobs are the market's background jobs, for a worker.Runner.
 func (m *Market) Jobs() []worker.Job {
@@ -211,7 +207,12 @@ func (m *Market) Clear(ctx context.Context, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		if _, err := m.store.RecordOutcomes(ctx, outcomes, now); err != nil {
+		if cm.awards != nil {
+			_, err = m.store.RecordAwards(ctx, outcomes, now, cm.awards(now))
+		} else {
+			_, err = m.store.RecordOutcomes(ctx, outcomes, now)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -268,9 +269,6 @@ func (m *Market) Energy(ctx context.Context, now time.Time) error {
 		if _, err := m.store.MarkSubmitted(ctx, refs, now); err != nil {
 			return err
 		}
-	}
-	if err := m.honourAwards(ctx, now); err != nil {
-		return err
 	}
 	submitted, err := m.store.Due(ctx, bids.AFRREnergy, bids.Submitted, now, maxAuction)
 	if err != nil {
@@ -331,75 +329,4 @@ func direction(p bids.Product) replay.Direction {
 		return replay.Pos
 	}
 	return replay.Neg
-}
-
-// obligationLookback is how far back a late run still honours awards of
-// quarter-hours whose delivery has begun (a fast demo clock, a lagging
-// worker); the idempotency key makes repeated runs harmless.
-const obligationLookback = 15 * time.Minute
-
-// honourAwards places the backup-market energy offers of every quarter-hour
-// whose closure has passed (see the package comment).
-func (m *Market) honourAwards(ctx context.Context, now time.Time) error {
-	first := now.Add(-obligationLookback).Truncate(calendar.PeriodLength)
-	for qh := first; !qh.After(now.Add(calendar.EnergyBidLeadTime)); qh = qh.Add(calendar.PeriodLength) {
-		if qh.Add(-calendar.EnergyBidLeadTime).After(now) {
-			break
-		}
-		awards, err := m.store.Covering(ctx, bids.AFRRCapacity, bids.Successful, qh)
-		if err != nil {
-			return err
-		}
-		for _, award := range awards {
-			if err := m.honour(ctx, award, calendar.Interval{Start: qh, End: qh.Add(calendar.PeriodLength)}, now); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (m *Market) honour(ctx context.Context, award bids.Bid, period calendar.Interval, now time.Time) error {
-	all := auth.Visibility{All: true}
-	product := afrr.Product(award.Product)
-	offers, err := m.backup.Offers(ctx, all, award.AssetID, product, period)
-	if err != nil {
-		return err
-	}
-	if len(offers) != 1 {
-		return fmt.Errorf("backup market: %d offers for one quarter-hour of %s", len(offers), award.AssetID)
-	}
-	awarded := award.OfferedMW
-	if award.AwardedMW != nil {
-		awarded = *award.AwardedMW
-	}
-	holder, err := m.backup.Asset(ctx, all, award.AssetID)
-	if err != nil {
-		return err
-	}
-	return m.store.Apply(ctx, all, holder, bids.AFRREnergy, period, func(a assets.Asset, existing []bids.Bid) (bids.Changes, error) {
-		var own []bids.Bid
-		for _, b := range existing {
-			if b.Product != award.Product || !b.Start.Equal(period.Start) {
-				continue
-			}
-			if b.IdempotencyKey != nil && *b.IdempotencyKey == BackupMarketKey {
-				return bids.Changes{}, nil // already honoured
-			}
-			own = append(own, b)
-		}
-		ob := afrr.AwardObligation(period.Start, product, awarded, own, offers[0])
-		if ob.OfferMW <= 0 || ob.Price == nil {
-			return bids.Changes{}, nil
-		}
-		key := BackupMarketKey
-		price := bids.Price(ob.Price.Shift(2).Round(0).IntPart())
-		submitted := now
-		return bids.Changes{Insert: []bids.Bid{{
-			ID: bids.NewID(), OrganizationID: a.OrganizationID, AssetID: a.ID, Market: bids.AFRREnergy,
-			Product: award.Product, Start: period.Start, End: period.End, IdempotencyKey: &key,
-			EnergyPrice: &price, OfferedMW: ob.OfferMW, Status: bids.Submitted, SubmittedAt: &submitted,
-			CreatedAt: now, UpdatedAt: now,
-		}}}, nil
-	})
 }

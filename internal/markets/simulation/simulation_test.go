@@ -85,7 +85,7 @@ func TestFCRLifecycle(t *testing.T) {
 			a.FCREnabled, a.FCRPrequalifiedMW = true, 10
 		})
 		fcrhttp.Register(h.Server, fcr.NewService(as, b.Bids(), h.Clock, fcr.Config{}))
-		market := simulation.New(b.Bids(), data, nil)
+		market := simulation.New(b.Bids(), data)
 		token := func() string { return h.TokenFor("acme", auth.MarketRead, auth.MarketWrite) }
 		list := func() map[string]bidView {
 			var out struct {
@@ -185,7 +185,7 @@ func TestExpensiveBidIsRejectedAndLateEditFailsAtTheGate(t *testing.T) {
 			a.FCREnabled, a.FCRPrequalifiedMW = true, 10
 		})
 		fcrhttp.Register(h.Server, fcr.NewService(as, b.Bids(), h.Clock, fcr.Config{}))
-		market := simulation.New(b.Bids(), data, nil)
+		market := simulation.New(b.Bids(), data)
 		token := h.TokenFor("acme", auth.MarketRead, auth.MarketWrite)
 
 		var created struct {
@@ -234,7 +234,7 @@ func TestAFRRCapacityPayAsBid(t *testing.T) {
 			a.AFRREnabled, a.AFRRPrequalifiedNegMW = true, 10
 		})
 		afrrhttp.RegisterCapacity(h.Server, afrr.NewCapacityService(as, b.Bids(), h.Clock))
-		market := simulation.New(b.Bids(), data, nil)
+		market := simulation.New(b.Bids(), data)
 		const capacity = "/v1/assets/bess-1/markets/afrr/capacity/bids"
 		capBid := func(block [2]string, price float64, mw int) map[string]any {
 			return map[string]any{"start_time": block[0], "end_time": block[1], "product": "neg",
@@ -304,7 +304,7 @@ func TestAFRREnergyActivation(t *testing.T) {
 			a.AFRREnabled, a.AFRRPrequalifiedNegMW, a.AFRRPrequalifiedPosMW = true, 10, 10
 		})
 		afrrhttp.RegisterEnergy(h.Server, afrr.NewEnergyService(as, b.Bids(), h.Clock))
-		market := simulation.New(b.Bids(), data, nil)
+		market := simulation.New(b.Bids(), data)
 		const energy = "/v1/assets/bess-1/markets/afrr/energy/bids"
 		h.Clock.Set(at("2026-02-01T09:30:00Z")) // the energy market of the day is open
 		token := h.TokenFor("acme", auth.MarketRead, auth.MarketWrite)
@@ -363,13 +363,31 @@ func TestAFRREnergyActivation(t *testing.T) {
 	})
 }
 
-// TestAwardObligationFallsBackToTheBackupMarket: an asset awarded 6 MW of
-// negative aFRR capacity offers only 2 MW of energy for a quarter-hour; at
-// the closure the market offers the other 4 MW at its backup default.
-func TestAwardObligationFallsBackToTheBackupMarket(t *testing.T) {
+// TestAwardCreatesItsEnergyBids: clearing a negative aFRR capacity award
+// of 6 MW creates its energy bids, one per quarter-hour of the block at
+// the capacity bid's energy price; the holder replaces one quarter-hour
+// with its own price, which is forwarded at its closure and activated,
+// while the award's own bids are forwarded as they stand.
+func TestAwardCreatesItsEnergyBids(t *testing.T) {
 	data, err := replay.Load()
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A quarter-hour of the first block after its first with a modelled
+	// negative activation: the holder's bid at -15000 EUR/MWh is in merit.
+	var qh replay.QuarterHourClearing
+	for p := at(block1[0]).Add(calendar.PeriodLength); p.Before(at(block1[1])); p = p.Add(calendar.PeriodLength) {
+		c, err := data.ClearQuarterHour(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Cleared && c.Neg.ActivatedMW > 0 {
+			qh = c
+			break
+		}
+	}
+	if !qh.Cleared {
+		t.Fatal("no negative activation in the first block of the replayed day")
 	}
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		ctx := context.Background()
@@ -378,60 +396,122 @@ func TestAwardObligationFallsBackToTheBackupMarket(t *testing.T) {
 			a.UsablePowerCapacityMW = &ten
 			a.AFRREnabled, a.AFRRPrequalifiedNegMW = true, 10
 		})
-		backup := afrr.NewBackupService(b.BackupMarket(), as, h.Clock)
 		afrrhttp.RegisterCapacity(h.Server, afrr.NewCapacityService(as, b.Bids(), h.Clock))
 		afrrhttp.RegisterEnergy(h.Server, afrr.NewEnergyService(as, b.Bids(), h.Clock))
-		afrrhttp.RegisterBackup(h.Server, backup)
-		market := simulation.New(b.Bids(), data, backup)
-		token := func() string {
-			return h.TokenFor("acme", auth.MarketRead, auth.MarketWrite, auth.AssetRead, auth.AssetWrite)
-		}
-
-		h.Do(http.MethodPut, "/v1/assets/bess-1/backup_markets/afrr/default", token(), map[string]any{"product": "neg", "default_price": 100}).
-			Expect(t, http.StatusOK, "")
-		h.Do(http.MethodPost, "/v1/assets/bess-1/markets/afrr/capacity/bids", token(), map[string]any{"bids": []any{map[string]any{
-			"start_time": block1[0], "end_time": block1[1], "product": "neg", "capacity_price_eur_per_mw": 3,
-			"energy_price_eur_per_mwh": 50, "offered_power_mw": 6}}}).Expect(t, http.StatusCreated, "")
-		h.Clock.Set(at("2026-02-01T09:30:00Z"))
-		h.Do(http.MethodPost, "/v1/assets/bess-1/markets/afrr/energy/bids", token(), map[string]any{"bids": []any{map[string]any{
-			"start_time": "2026-02-01T23:00:00Z", "end_time": "2026-02-01T23:15:00Z", "product": "neg",
-			"energy_price_eur_per_mwh": 40, "offered_power_mw": 2}}}).Expect(t, http.StatusCreated, "")
-		for _, step := range []struct {
-			job  func(context.Context, time.Time) error
-			when string
-		}{{market.Forward, "2026-02-01T09:31:00Z"}, {market.Clear, "2026-02-01T09:31:00Z"}, {market.Energy, "2026-02-01T22:35:00Z"}, {market.Energy, "2026-02-01T22:36:00Z"}} {
-			h.Clock.Set(at(step.when))
-			if err := step.job(ctx, at(step.when)); err != nil {
+		market := simulation.New(b.Bids(), data)
+		const energy = "/v1/assets/bess-1/markets/afrr/energy"
+		token := func() string { return h.TokenFor("acme", auth.MarketRead, auth.MarketWrite) }
+		run := func(job func(context.Context, time.Time) error, when time.Time) {
+			t.Helper()
+			h.Clock.Set(when)
+			if err := job(ctx, when); err != nil {
 				t.Fatal(err)
 			}
 		}
-		var out struct {
+		type energyBid struct {
+			ID        string  `json:"id"`
+			Key       *string `json:"idempotency_key"`
+			Start     string  `json:"start_time"`
+			Status    string  `json:"status"`
+			Source    string  `json:"source"`
+			OfferedMW float64 `json:"offered_power_mw"`
+			Price     float64 `json:"energy_price_eur_per_mwh"`
+		}
+		list := func() map[string]energyBid {
+			t.Helper()
+			var out struct {
+				Bids []energyBid `json:"bids"`
+			}
+			h.Do(http.MethodGet, energy+"/bids?product=neg", token(), nil).Expect(t, http.StatusOK, "").JSON(t, &out)
+			m := map[string]energyBid{}
+			for _, b := range out.Bids {
+				if _, twice := m[b.Start]; twice {
+					t.Fatalf("two energy bids at %s: %+v", b.Start, out.Bids)
+				}
+				m[b.Start] = b
+			}
+			return m
+		}
+
+		var placed struct {
 			Bids []struct {
-				Start     string   `json:"start_time"`
-				Key       *string  `json:"idempotency_key"`
-				Status    string   `json:"status"`
-				OfferedMW float64  `json:"offered_power_mw"`
-				Price     *float64 `json:"energy_price_eur_per_mwh"`
+				ID string `json:"id"`
 			} `json:"bids"`
 		}
-		h.Do(http.MethodGet, "/v1/assets/bess-1/markets/afrr/energy/bids", token(), nil).Expect(t, http.StatusOK, "").JSON(t, &out)
-		var own, fallback int
-		for _, b := range out.Bids {
-			if b.Start != "2026-02-01T23:00:00Z" || b.Status != "SUBMITTED" {
-				t.Fatalf("unexpected energy bid %+v", b)
-			}
-			if b.Key != nil && *b.Key == simulation.BackupMarketKey {
-				fallback++
-				if b.OfferedMW != 4 || b.Price == nil || *b.Price != 100 {
-					t.Fatalf("backup offer %+v", b)
-				}
-			} else {
-				own++
+		h.Do(http.MethodPost, "/v1/assets/bess-1/markets/afrr/capacity/bids", token(), map[string]any{"bids": []any{map[string]any{
+			"start_time": block1[0], "end_time": block1[1], "product": "neg", "capacity_price_eur_per_mw": 3,
+			"energy_price_eur_per_mwh": 15000, "offered_power_mw": 6}}}).Expect(t, http.StatusCreated, "").JSON(t, &placed)
+		run(market.Forward, at("2026-02-01T07:35:00Z"))
+		if len(list()) != 0 {
+			t.Fatal("energy bids before the award")
+		}
+		// Cleared at 09:15 CET (3 <= 3.32: awarded 6 MW); a second run
+		// finds nothing to record and creates nothing.
+		run(market.Clear, at("2026-02-01T08:15:00Z"))
+		run(market.Clear, at("2026-02-01T08:16:00Z"))
+		got := list()
+		if len(got) != 16 {
+			t.Fatalf("%d energy bids for a 4-hour award, want 16: %+v", len(got), got)
+		}
+		for p := at(block1[0]); p.Before(at(block1[1])); p = p.Add(calendar.PeriodLength) {
+			e := got[p.Format(time.RFC3339)]
+			if e.Source != "capacity_bid" || e.Status != "PENDING" || e.OfferedMW != 6 || e.Price != 15000 ||
+				e.Key == nil || *e.Key != "capacity-bid:"+placed.Bids[0].ID {
+				t.Fatalf("energy bid at %s: %+v", p.Format(time.RFC3339), e)
 			}
 		}
-		// Twice at the closure, once each: the second run found it honoured.
-		if own != 1 || fallback != 1 {
-			t.Fatalf("own %d, backup-market %d: %+v", own, fallback, out.Bids)
+
+		// From 10:00 CET the holder offers its own price for one quarter-hour.
+		h.Clock.Set(at("2026-02-01T09:30:00Z"))
+		q := [2]string{qh.Period.Start.Format(time.RFC3339), qh.Period.End.Format(time.RFC3339)}
+		var replaced struct {
+			DeletedBidIDs []string `json:"deleted_bid_ids"`
+		}
+		h.Do(http.MethodPost, energy+"/bids", token(), map[string]any{"mode": "REPLACE",
+			"replace_scope": map[string]any{"start_time": q[0], "end_time": q[1], "product": "neg"},
+			"bids": []any{map[string]any{"idempotency_key": "own", "start_time": q[0], "end_time": q[1], "product": "neg",
+				"energy_price_eur_per_mwh": -15000, "offered_power_mw": 6}}}).Expect(t, http.StatusCreated, "").JSON(t, &replaced)
+		if len(replaced.DeletedBidIDs) != 1 || replaced.DeletedBidIDs[0] != got[q[0]].ID {
+			t.Fatalf("REPLACE deleted %v, want the award's bid %s", replaced.DeletedBidIDs, got[q[0]].ID)
+		}
+		// The award's bids count against the ceiling like the holder's own:
+		// 6 + 5 MW exceed the 10 MW prequalified.
+		last := at(block1[1]).Add(-calendar.PeriodLength)
+		h.Do(http.MethodPost, energy+"/bids", token(), map[string]any{"bids": []any{map[string]any{
+			"start_time": last.Format(time.RFC3339), "end_time": block1[1], "product": "neg",
+			"energy_price_eur_per_mwh": 10, "offered_power_mw": 5}}}).Expect(t, http.StatusConflict, "AFRR_PREQUALIFIED_CAPACITY_EXCEEDED")
+		// ... and can be deleted like them.
+		h.Do(http.MethodDelete, energy+"/bids/"+got[last.Format(time.RFC3339)].ID, token(), nil).Expect(t, http.StatusNoContent, "")
+
+		run(market.Energy, qh.Period.Start.Add(-calendar.EnergyBidLeadTime))
+		got = list()
+		if own := got[q[0]]; own.Source != "api" || own.Status != "SUBMITTED" || own.Price != -15000 {
+			t.Fatalf("the holder's bid at its closure: %+v", own)
+		}
+		// The award's first quarter-hour has been delivered by now: its bid
+		// reached the market (at 15000 EUR/MWh it was not activated).
+		if first := got[block1[0]]; first.Source != "capacity_bid" || first.Status != "REJECTED" {
+			t.Fatalf("the award's first bid after its delivery: %+v", first)
+		}
+		if _, ok := got[last.Format(time.RFC3339)]; ok || len(got) != 15 {
+			t.Fatalf("bids after a REPLACE and a DELETE: %+v", got)
+		}
+		run(market.Energy, qh.Period.End)
+		if own := list()[q[0]]; own.Status != "SUCCESSFUL" {
+			t.Fatalf("the holder's bid was not activated: %+v", own)
+		}
+		var results struct {
+			Results []struct {
+				Start        string   `json:"start_time"`
+				Source       string   `json:"source"`
+				ActivatedMWh *float64 `json:"activated_energy_mwh"`
+			} `json:"results"`
+		}
+		h.Do(http.MethodGet, energy+"/results?product=neg", token(), nil).Expect(t, http.StatusOK, "").JSON(t, &results)
+		for _, r := range results.Results {
+			if r.Start == q[0] && (r.Source != "api" || r.ActivatedMWh == nil || *r.ActivatedMWh <= 0) {
+				t.Fatalf("result of the holder's bid %+v", r)
+			}
 		}
 	})
 }
@@ -456,7 +536,7 @@ func TestResultsSayWhatTheyAre(t *testing.T) {
 		})
 		fcrhttp.Register(h.Server, fcr.NewService(as, b.Bids(), h.Clock, fcr.Config{}))
 		afrrhttp.RegisterCapacity(h.Server, afrr.NewCapacityService(as, b.Bids(), h.Clock))
-		market := simulation.New(b.Bids(), data, nil)
+		market := simulation.New(b.Bids(), data)
 		token := h.TokenFor("acme", auth.MarketRead, auth.MarketWrite)
 		const capacity = "/v1/assets/bess-1/markets/afrr/capacity/bids"
 		capBid := func(block [2]string, price float64, mw int) map[string]any {

@@ -27,9 +27,9 @@ func (db *DB) Bids() bids.Store { return bidStore{db} }
 type bidStore struct{ db *DB }
 
 var (
-	bidSelect = "SELECT bid_id::text, organization_id, asset_id, market, product, created_at, " + strings.Join(sqlutil.BidMutable, ", ") + " FROM bids"
-	bidInsert = "INSERT INTO bids (bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(sqlutil.BidMutable, ", ") +
-		") VALUES (" + placeholders(1, 6+len(sqlutil.BidMutable)) + ")"
+	bidSelect = "SELECT bid_id::text, " + strings.Join(sqlutil.BidFixed[1:], ", ") + ", " + strings.Join(sqlutil.BidMutable, ", ") + " FROM bids"
+	bidInsert = "INSERT INTO bids (" + strings.Join(sqlutil.BidFixed, ", ") + ", " + strings.Join(sqlutil.BidMutable, ", ") +
+		") VALUES (" + placeholders(1, len(sqlutil.BidFixed)+len(sqlutil.BidMutable)) + ")"
 	bidUpdate = "UPDATE bids SET (" + strings.Join(sqlutil.BidMutable, ", ") + ") = (" + placeholders(3, len(sqlutil.BidMutable)) +
 		") WHERE bid_id = $1 AND asset_id = $2"
 )
@@ -115,25 +115,32 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 				return fmt.Errorf("update bid: %w", err)
 			}
 		}
-		if len(ch.Insert) == 0 {
-			return nil
-		}
-		batch := &pgx.Batch{}
-		for _, b := range ch.Insert {
-			batch.Queue(bidInsert, append([]any{b.ID, a.OrganizationID, assetID, string(b.Market), string(b.Product), b.CreatedAt}, bidValues(b)...)...)
-		}
-		br := tx.SendBatch(ctx, batch)
-		for _, b := range ch.Insert {
-			if _, err := br.Exec(); err != nil {
-				_ = br.Close()
-				if isUniqueViolation(err) {
-					return keyInUse(b)
-				}
-				return fmt.Errorf("insert bid: %w", err)
-			}
-		}
-		return sqlutil.Wrapped("insert bids", br.Close())
+		return sqlutil.Wrapped("insert bids", insertBids(ctx, tx, a.OrganizationID, assetID, ch.Insert))
 	})
+}
+
+// insertBids inserts bids of the asset assetID of organisation org, in
+// one batch.
+func insertBids(ctx context.Context, tx pgx.Tx, org, assetID string, list []bids.Bid) error {
+	if len(list) == 0 {
+		return nil
+	}
+	batch := &pgx.Batch{}
+	for _, b := range list {
+		batch.Queue(bidInsert, append([]any{b.ID, org, assetID, string(b.Market), string(b.Product), string(b.Source.OrAPI()), b.CreatedAt},
+			bidValues(b)...)...)
+	}
+	br := tx.SendBatch(ctx, batch)
+	for _, b := range list {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			if isUniqueViolation(err) {
+				return keyInUse(b)
+			}
+			return fmt.Errorf("insert bid: %w", err)
+		}
+	}
+	return br.Close()
 }
 
 func keyInUse(b bids.Bid) error {
@@ -241,16 +248,30 @@ func (s bidStore) MarkFailed(ctx context.Context, refs []bids.Ref, at time.Time)
 
 func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, at time.Time) (_ int, err error) {
 	defer sqlutil.Wrap(&err, "bids: record outcomes")
+	return s.recordOutcomes(ctx, outcomes, at, nil)
+}
+
+func (s bidStore) RecordAwards(ctx context.Context, outcomes []bids.Outcome, at time.Time, then bids.FollowUp) (_ int, err error) {
+	defer sqlutil.Wrap(&err, "bids: record awards")
+	return s.recordOutcomes(ctx, outcomes, at, &then)
+}
+
+// recordOutcomes records outcomes and, with then, the bids the awards
+// among them bring, in one transaction under the locks of their assets
+// (so no Apply of the holder lands between reading its bids and
+// inserting the new ones).
+func (s bidStore) recordOutcomes(ctx context.Context, outcomes []bids.Outcome, at time.Time, then *bids.FollowUp) (int, error) {
 	n := 0
-	err = s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		n = 0
 		refs := make([]bids.Ref, len(outcomes))
 		for i, o := range outcomes {
 			refs[i] = o.Ref
 		}
 		if err := lockBidAssets(ctx, tx, refs); err != nil {
-			return err
+			return sqlutil.Wrapped("lock the assets", err)
 		}
+		var awarded []bids.Ref
 		for _, o := range outcomes {
 			from := "status = 'SUBMITTED'"
 			if o.Status == bids.Fallback {
@@ -262,13 +283,52 @@ func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, a
 				string(o.Status), o.AwardedMW, sqlutil.Cents(o.SettlementPrice), o.PriceSource, o.SourceDay, o.ClearingNote,
 				at, o.ID, o.AssetID)
 			if err != nil {
-				return err
+				return sqlutil.Wrapped("record an outcome", err)
 			}
 			n += int(tag.RowsAffected())
+			if tag.RowsAffected() > 0 && o.Status == bids.Successful {
+				awarded = append(awarded, o.Ref)
+			}
 		}
-		return nil
+		if then == nil || len(awarded) == 0 {
+			return nil
+		}
+		return followUp(ctx, tx, awarded, *then)
 	})
 	return n, err
+}
+
+// followUp inserts the bids then creates for the awards, asset by asset.
+func followUp(ctx context.Context, tx pgx.Tx, awarded []bids.Ref, then bids.FollowUp) error {
+	var order []string
+	byAsset := map[string][]bids.Bid{}
+	for _, r := range awarded {
+		b, err := scanBid(tx.QueryRow(ctx, bidSelect+` WHERE bid_id = $1::uuid AND asset_id = $2`, r.ID, r.AssetID))
+		if err != nil {
+			return sqlutil.Wrapped("read an award", err)
+		}
+		if byAsset[r.AssetID] == nil {
+			order = append(order, r.AssetID)
+		}
+		byAsset[r.AssetID] = append(byAsset[r.AssetID], b)
+	}
+	for _, assetID := range order {
+		awards := byAsset[assetID]
+		ivs := make([]calendar.Interval, len(awards))
+		for i, b := range awards {
+			ivs[i] = b.Interval()
+		}
+		w := bids.Hull(ivs...)
+		existing, err := queryBids(ctx, tx, bidSelect+` WHERE asset_id = $1 AND market = $2 AND end_time > $3 AND start_time < $4`,
+			assetID, string(then.Market), w.Start, w.End)
+		if err != nil {
+			return sqlutil.Wrapped("read the bids of the awards", err)
+		}
+		if err := insertBids(ctx, tx, awards[0].OrganizationID, assetID, then.Create(awards, existing)); err != nil {
+			return sqlutil.Wrapped("insert the bids of the awards", err)
+		}
+	}
+	return nil
 }
 
 func (s bidStore) PendingEdits(ctx context.Context, market bids.Market, limit int) (_ []bids.Bid, err error) {

@@ -242,3 +242,45 @@ func TestAssetAdapterMigration(t *testing.T) {
 func ptr(s string) *string { return &s }
 
 func valid(s string) sql.NullString { return sql.NullString{String: s, Valid: true} }
+
+// TestBidOriginMigration: bids stored before migration 00024 were placed
+// through the API and read so; a source outside api and capacity_bid is
+// refused; the migration goes down and up again with the bids kept.
+func TestBidOriginMigration(t *testing.T) {
+	db, p := unmigrated(t)
+	if db == nil {
+		return
+	}
+	ctx := context.Background()
+	if _, err := p.UpTo(ctx, 23); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.pool.Exec(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ('acme', 'Acme', now())`); err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.NewString()
+	if _, err := db.pool.Exec(ctx, `INSERT INTO bids (bid_id, organization_id, asset_id, market, product, start_time, end_time,
+		offered_power_mw, status, created_at, updated_at) VALUES ($1, 'acme', 'a1', 'afrr_energy', 'neg', now(), now() + interval '15 minutes', 1, 'PENDING', now(), now())`,
+		id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 24); err != nil {
+		t.Fatal(err)
+	}
+	var source string
+	if err := db.pool.QueryRow(ctx, `SELECT source FROM bids WHERE bid_id = $1`, id).Scan(&source); err != nil || source != "api" {
+		t.Fatalf("source of an old bid: %q %v", source, err)
+	}
+	if _, err := db.pool.Exec(ctx, `UPDATE bids SET source = 'backup' WHERE bid_id = $1`, id); err == nil {
+		t.Fatal("an unknown source was stored")
+	}
+	if _, err := p.DownTo(ctx, 23); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.pool.QueryRow(ctx, `SELECT source FROM bids WHERE bid_id = $1`, id).Scan(&source); err != nil || source != "api" {
+		t.Fatalf("after down and up: %q %v", source, err)
+	}
+}

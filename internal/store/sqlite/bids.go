@@ -24,9 +24,9 @@ func (db *DB) Bids() bids.Store { return bidStore{db} }
 type bidStore struct{ db *DB }
 
 var (
-	bidSelect = "SELECT bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(sqlutil.BidMutable, ", ") + " FROM bids"
-	bidInsert = hotWrite("INSERT INTO bids (bid_id, organization_id, asset_id, market, product, created_at, " + strings.Join(sqlutil.BidMutable, ", ") +
-		") VALUES (?" + strings.Repeat(", ?", 5+len(sqlutil.BidMutable)) + ")")
+	bidSelect = "SELECT " + strings.Join(sqlutil.BidFixed, ", ") + ", " + strings.Join(sqlutil.BidMutable, ", ") + " FROM bids"
+	bidInsert = hotWrite("INSERT INTO bids (" + strings.Join(sqlutil.BidFixed, ", ") + ", " + strings.Join(sqlutil.BidMutable, ", ") +
+		") VALUES (?" + strings.Repeat(", ?", len(sqlutil.BidFixed)-1+len(sqlutil.BidMutable)) + ")")
 	bidUpdate = hotWrite("UPDATE bids SET (" + strings.Join(sqlutil.BidMutable, ", ") + ") = (?" + strings.Repeat(", ?", len(sqlutil.BidMutable)-1) +
 		") WHERE bid_id = ? AND asset_id = ?")
 	bidDelete    = hotWrite(`DELETE FROM bids WHERE bid_id = ? AND asset_id = ? AND status = 'PENDING'`)
@@ -126,16 +126,22 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 		if err := reuseRows(ctx, s.db, tx, assetID, reuse); err != nil {
 			return sqlutil.Wrapped("rewrite recycled bid rows", err)
 		}
-		return sqlutil.Wrapped("insert bids", execEach(ctx, s.db, tx, bidInsert, inserts, func(b bids.Bid) []any {
-			return append([]any{b.ID, a.OrganizationID, assetID, string(b.Market), string(b.Product), sqlutil.Micros(b.CreatedAt)}, bidValues(b)...)
-		}))
+		return sqlutil.Wrapped("insert bids", insertBids(ctx, s.db, tx, a.OrganizationID, assetID, inserts))
+	})
+}
+
+// insertBids inserts bids of the asset assetID of organisation org.
+func insertBids(ctx context.Context, db *DB, tx *sql.Tx, org, assetID string, list []bids.Bid) error {
+	return execEach(ctx, db, tx, bidInsert, list, func(b bids.Bid) []any {
+		return append([]any{b.ID, org, assetID, string(b.Market), string(b.Product), string(b.Source.OrAPI()), sqlutil.Micros(b.CreatedAt)},
+			bidValues(b)...)
 	})
 }
 
 // A REPLACE deletes an asset's PENDING bids and inserts new ones, mostly
 // for the same periods. SQLite rewrites only the indexes on the columns an
 // UPDATE sets, so a new bid written over a deleted one of the same
-// product, period and idempotency key (a new id, price, power and
+// product, period, idempotency key and source (a new id, price, power and
 // creation time in the same row) leaves the indexes on time, status and
 // key alone. Inserted afresh, a day of energy bids put one entry per
 // quarter-hour into the index the markets scan by time, among every other
@@ -149,7 +155,7 @@ type reused struct {
 
 // recycleSet lists the columns a reused row takes from its new bid; it
 // keeps the others (recycleKeep), which recycle pairs only rows that agree
-// on: the slot (product, period, status and idempotency key) and nothing
+// on: the slot (product, period, status, idempotency key and source) and nothing
 // yet of what the market records (see untouched).
 var recycleSet = []string{"bid_id", "created_at", "capacity_price_cents", "energy_price_cents", "offered_power_mw", "updated_at"}
 
@@ -228,8 +234,8 @@ func reuseRows(ctx context.Context, db *DB, tx *sql.Tx, assetID string, reuse []
 }
 
 // recycle pairs the bids ch inserts with bids it deletes of the same
-// product, period, status and idempotency key; the rest are deleted and
-// inserted.
+// product, period, status, idempotency key and source (a column set once,
+// which the reused row keeps); the rest are deleted and inserted.
 func recycle(existing []bids.Bid, ch bids.Changes) (reuse []reused, deletes []string, inserts []bids.Bid) {
 	if len(ch.Delete) == 0 || len(ch.Insert) == 0 {
 		return nil, ch.Delete, ch.Insert
@@ -240,9 +246,10 @@ func recycle(existing []bids.Bid, ch bids.Changes) (reuse []reused, deletes []st
 		status     bids.Status
 		key        string
 		keyed      bool
+		source     bids.Source
 	}
 	slotOf := func(b bids.Bid) slot {
-		s := slot{product: b.Product, start: b.Start.UnixMicro(), end: b.End.UnixMicro(), status: b.Status}
+		s := slot{product: b.Product, start: b.Start.UnixMicro(), end: b.End.UnixMicro(), status: b.Status, source: b.Source.OrAPI()}
 		if b.IdempotencyKey != nil {
 			s.key, s.keyed = *b.IdempotencyKey, true
 		}
@@ -383,9 +390,21 @@ func (s bidStore) MarkFailed(ctx context.Context, refs []bids.Ref, at time.Time)
 
 func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, at time.Time) (_ int, err error) {
 	defer sqlutil.Wrap(&err, "bids: record outcomes")
+	return s.recordOutcomes(ctx, outcomes, at, nil)
+}
+
+func (s bidStore) RecordAwards(ctx context.Context, outcomes []bids.Outcome, at time.Time, then bids.FollowUp) (_ int, err error) {
+	defer sqlutil.Wrap(&err, "bids: record awards")
+	return s.recordOutcomes(ctx, outcomes, at, &then)
+}
+
+// recordOutcomes records outcomes and, with then, the bids the awards
+// among them bring, in one transaction.
+func (s bidStore) recordOutcomes(ctx context.Context, outcomes []bids.Outcome, at time.Time, then *bids.FollowUp) (int, error) {
 	n := 0
-	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		n = 0
+		var awarded []bids.Ref
 		for _, o := range outcomes {
 			from := "status = 'SUBMITTED'"
 			if o.Status == bids.Fallback {
@@ -397,17 +416,56 @@ func (s bidStore) RecordOutcomes(ctx context.Context, outcomes []bids.Outcome, a
 				string(o.Status), o.AwardedMW, sqlutil.Cents(o.SettlementPrice), o.PriceSource, o.SourceDay, o.ClearingNote,
 				sqlutil.Micros(at), o.ID, o.AssetID)
 			if err != nil {
-				return err
+				return sqlutil.Wrapped("record an outcome", err)
 			}
 			k, err := res.RowsAffected()
 			if err != nil {
 				return err
 			}
 			n += int(k)
+			if k > 0 && o.Status == bids.Successful {
+				awarded = append(awarded, o.Ref)
+			}
 		}
-		return nil
+		if then == nil || len(awarded) == 0 {
+			return nil
+		}
+		return s.followUp(ctx, tx, awarded, *then)
 	})
 	return n, err
+}
+
+// followUp inserts the bids then creates for the awards, asset by asset.
+func (s bidStore) followUp(ctx context.Context, tx *sql.Tx, awarded []bids.Ref, then bids.FollowUp) error {
+	var order []string
+	byAsset := map[string][]bids.Bid{}
+	for _, r := range awarded {
+		b, err := scanBid(tx.QueryRowContext(ctx, bidSelect+` WHERE bid_id = ? AND asset_id = ?`, r.ID, r.AssetID))
+		if err != nil {
+			return sqlutil.Wrapped("read an award", err)
+		}
+		if byAsset[r.AssetID] == nil {
+			order = append(order, r.AssetID)
+		}
+		byAsset[r.AssetID] = append(byAsset[r.AssetID], b)
+	}
+	for _, assetID := range order {
+		awards := byAsset[assetID]
+		ivs := make([]calendar.Interval, len(awards))
+		for i, b := range awards {
+			ivs[i] = b.Interval()
+		}
+		w := bids.Hull(ivs...)
+		existing, err := queryBids(ctx, tx, bidSelect+` WHERE asset_id = ? AND market = ? AND end_time > ? AND start_time < ?`,
+			assetID, string(then.Market), sqlutil.Micros(w.Start), sqlutil.Micros(w.End))
+		if err != nil {
+			return sqlutil.Wrapped("read the bids of the awards", err)
+		}
+		if err := insertBids(ctx, s.db, tx, awards[0].OrganizationID, assetID, then.Create(awards, existing)); err != nil {
+			return sqlutil.Wrapped("insert the bids of the awards", err)
+		}
+	}
+	return nil
 }
 
 func (s bidStore) PendingEdits(ctx context.Context, market bids.Market, limit int) (_ []bids.Bid, err error) {

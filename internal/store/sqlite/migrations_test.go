@@ -172,3 +172,37 @@ func migratedUpTo(t *testing.T, version int64) (*DB, *goose.Provider) {
 	}
 	return db, p
 }
+
+// TestBidOriginMigration: bids stored before migration 00024 were placed
+// through the API and read so; a source outside api and capacity_bid is
+// refused; the migration goes down and up again with the bids kept.
+func TestBidOriginMigration(t *testing.T) {
+	ctx := context.Background()
+	db, p := migratedUpTo(t, 23)
+	if _, err := db.w.ExecContext(ctx, `INSERT INTO organizations (organization_id, name, created_at) VALUES ('acme', 'Acme', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.w.ExecContext(ctx, `INSERT INTO bids (bid_id, organization_id, asset_id, market, product, start_time, end_time,
+		offered_power_mw, status, created_at, updated_at) VALUES ('old', 'acme', 'a1', 'afrr_energy', 'neg', 0, 900000000, 1, 'PENDING', 0, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 24); err != nil {
+		t.Fatal(err)
+	}
+	var source string
+	if err := db.w.QueryRowContext(ctx, `SELECT source FROM bids WHERE bid_id = 'old'`).Scan(&source); err != nil || source != "api" {
+		t.Fatalf("source of an old bid: %q %v", source, err)
+	}
+	if _, err := db.w.ExecContext(ctx, `UPDATE bids SET source = 'backup' WHERE bid_id = 'old'`); err == nil {
+		t.Fatal("an unknown source was stored")
+	}
+	if _, err := p.DownTo(ctx, 23); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.w.QueryRowContext(ctx, `SELECT source FROM bids WHERE bid_id = 'old'`).Scan(&source); err != nil || source != "api" {
+		t.Fatalf("after down and up: %q %v", source, err)
+	}
+}

@@ -209,6 +209,16 @@ func TestRecyclePairsSameSlotAndKey(t *testing.T) {
 	if len(reuse) != 0 || fmt.Sprint(deletes) != "[o6]" || len(inserts) != 1 {
 		t.Fatalf("a submitted bid's row was reused: %v %v %v", reuse, deletes, inserts)
 	}
+	// The source is set once: a holder's bid never takes the row of one an
+	// award created (nor the reverse), whatever else they share.
+	generated := bid("o7", bids.Neg, 4, nil)
+	generated.Source = bids.SourceCapacityBid
+	own := bid("n7", bids.Neg, 4, nil)
+	own.Source = bids.SourceAPI
+	reuse, deletes, inserts = recycle([]bids.Bid{generated}, bids.Changes{Delete: []string{"o7"}, Insert: []bids.Bid{own}})
+	if len(reuse) != 0 || fmt.Sprint(deletes) != "[o7]" || len(inserts) != 1 {
+		t.Fatalf("a bid of another source reused the row: %v %v %v", reuse, deletes, inserts)
+	}
 }
 
 // TestRecycleCoversEveryColumn: a reused row takes each mutable column

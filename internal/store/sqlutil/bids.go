@@ -6,6 +6,10 @@ import (
 	"atcp/internal/markets/bids"
 )
 
+// BidFixed lists the bid columns set once, at insertion, before the
+// BidMutable ones in every select and insert: the scan order of Targets.
+var BidFixed = []string{"bid_id", "organization_id", "asset_id", "market", "product", "source", "created_at"}
+
 // BidMutable lists the bid columns an update rewrites, in the order of
 // BidValues. Both backends build their SQL from it.
 var BidMutable = []string{
@@ -57,18 +61,17 @@ func BidValues(b bids.Bid, at BidInstants) []any {
 // BidRow receives the columns of a bid row that need converting after
 // the scan, except the instants, which each backend decodes itself.
 type BidRow struct {
-	market, product, status                           string
+	market, product, source, status                   string
 	capPrice, energyPrice, settle, editCap, editCents *int64
 	editType, editStatus, failReason, failDetail      *string
 	editMW                                            *float64
 }
 
-// Targets returns the scan destinations of a row selected as bid_id,
-// organization_id, asset_id, market, product, created_at and the
-// BidMutable columns; the backend passes its own destinations for the
+// Targets returns the scan destinations of a row selected as the BidFixed
+// and the BidMutable columns; the backend passes its own destinations for the
 // instants (the pointer-to-instant ones may receive NULL).
 func (r *BidRow) Targets(b *bids.Bid, createdAt, start, end, submittedAt, editAttemptedAt, updatedAt any) []any {
-	return []any{&b.ID, &b.OrganizationID, &b.AssetID, &r.market, &r.product, createdAt,
+	return []any{&b.ID, &b.OrganizationID, &b.AssetID, &r.market, &r.product, &r.source, createdAt,
 		&b.IdempotencyKey, start, end, &r.capPrice, &r.energyPrice,
 		&b.OfferedMW, &b.AwardedMW, &r.status, &r.settle, &b.PriceSource, &b.SourceDay, &b.ClearingNote, submittedAt,
 		&r.editType, &r.editStatus, editAttemptedAt, &r.editMW, &r.editCap, &r.editCents, &r.failReason, &r.failDetail, updatedAt}
@@ -77,7 +80,7 @@ func (r *BidRow) Targets(b *bids.Bid, createdAt, start, end, submittedAt, editAt
 // Finish fills in what Targets scanned into r, with the decoded instant of
 // the last edit attempt (nil when there is none).
 func (r *BidRow) Finish(b *bids.Bid, editAttemptedAt *time.Time) {
-	b.Market, b.Product, b.Status = bids.Market(r.market), bids.Product(r.product), bids.Status(r.status)
+	b.Market, b.Product, b.Source, b.Status = bids.Market(r.market), bids.Product(r.product), bids.Source(r.source), bids.Status(r.status)
 	b.CapacityPrice, b.EnergyPrice, b.SettlementPrice = FromCents(r.capPrice), FromCents(r.energyPrice), FromCents(r.settle)
 	if r.editStatus != nil && r.editType != nil && editAttemptedAt != nil && r.editMW != nil {
 		b.LastEdit = &bids.EditAttempt{EditType: *r.editType, Status: *r.editStatus, AttemptedAt: *editAttemptedAt,

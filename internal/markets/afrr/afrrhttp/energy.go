@@ -23,6 +23,7 @@ type EnergyBid struct {
 	EnergyPrice    bidshttp.Price `json:"energy_price_eur_per_mwh" doc:"EUR/MWh; negative: the provider pays."`
 	OfferedPowerMW float64        `json:"offered_power_mw"`
 	Status         bids.Status    `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
+	Source         bids.Source    `json:"source" enum:"api,capacity_bid" doc:"Who created the bid: api (the holder) or capacity_bid (the platform, from a SUCCESSFUL aFRR capacity bid: its awarded power at its energy price, idempotency_key capacity-bid:<capacity bid id>; replace or delete it like any PENDING bid before the energy gate)."`
 	CreatedAt      time.Time      `json:"created_at"`
 	UpdatedAt      time.Time      `json:"updated_at"`
 }
@@ -34,7 +35,7 @@ func toEnergyBid(b bids.Bid) EnergyBid {
 	}
 	return EnergyBid{
 		ID: b.ID, IdempotencyKey: b.IdempotencyKey, Product: b.Product, StartTime: b.Start, EndTime: b.End,
-		EnergyPrice: price, OfferedPowerMW: b.OfferedMW, Status: b.Status, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
+		EnergyPrice: price, OfferedPowerMW: b.OfferedMW, Status: b.Status, Source: b.Source.OrAPI(), CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }
 
@@ -113,6 +114,7 @@ type EnergyResult struct {
 	MarginalPrice      *bidshttp.Price `json:"marginal_price_eur_per_mwh" nullable:"true" doc:"Marginal price of the quarter-hour and direction in EUR/MWh (the TSO substitute price for FALLBACK); null until cleared."`
 	SettlementAmount   *bidshttp.Price `json:"settlement_amount_eur" nullable:"true" doc:"EUR: activated_energy_mwh x marginal price (EUR/MWh), to the cent; negative: the provider pays; null until cleared."`
 	Status             bids.Status     `json:"status" enum:"PENDING,SUBMITTED,SUCCESSFUL,REJECTED,FAILED,CANCELLED,FALLBACK"`
+	Source             bids.Source     `json:"source" enum:"api,capacity_bid" doc:"Who created the bid: api (the holder) or capacity_bid (the platform, from an aFRR capacity award)."`
 	PriceSource        *string         `json:"price_source" doc:"What the figures are: modelled (activation and marginal price are modelled from the replayed quarter-hour's frequency and reBAP); null until cleared."`
 	SourceDay          *string         `json:"source_day" format:"date" doc:"The replayed day whose results cleared the bid; null until cleared."`
 	ClearingNote       *string         `json:"clearing_note" doc:"The replayed quarter-hour and how the bid fared, in words; null until cleared."`
@@ -125,7 +127,7 @@ type EnergyResultsResponse struct {
 
 func toEnergyResult(b bids.Bid) EnergyResult {
 	r := EnergyResult{BidID: b.ID, Product: b.Product, StartTime: b.Start, EndTime: b.End, OfferedPowerMW: b.OfferedMW,
-		EnergyPrice: toEnergyBid(b).EnergyPrice, Status: b.Status, PriceSource: b.PriceSource,
+		EnergyPrice: toEnergyBid(b).EnergyPrice, Status: b.Status, Source: b.Source.OrAPI(), PriceSource: b.PriceSource,
 		SourceDay: b.SourceDay, ClearingNote: b.ClearingNote}
 	if st, ok := afrr.SettleEnergy(b); ok {
 		activated := 0.0

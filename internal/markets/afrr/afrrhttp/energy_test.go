@@ -106,6 +106,7 @@ type enBids struct {
 		EnergyPrice    float64 `json:"energy_price_eur_per_mwh"`
 		OfferedPowerMW float64 `json:"offered_power_mw"`
 		Status         string  `json:"status"`
+		Source         string  `json:"source"`
 	} `json:"bids"`
 	Market        string   `json:"market"`
 	CreatedCount  int      `json:"created_count"`
@@ -145,7 +146,7 @@ func TestEnergySubmitListAndIdempotency(t *testing.T) {
 		if out.CreatedCount != 3 || out.DeletedCount != 0 || len(out.Warnings) != 0 || len(out.DeletedBidIDs) != 0 {
 			t.Fatalf("unexpected result %+v", out)
 		}
-		if g := out.Bids[0]; g.Product != "pos" || g.EnergyPrice != -12.5 || g.Status != "PENDING" || g.StartTime != enQ1[0] || g.EndTime != enQ1[1] || *g.IdempotencyKey != "k1" {
+		if g := out.Bids[0]; g.Product != "pos" || g.EnergyPrice != -12.5 || g.Status != "PENDING" || g.Source != "api" || g.StartTime != enQ1[0] || g.EndTime != enQ1[1] || *g.IdempotencyKey != "k1" {
 			t.Fatalf("unexpected bid %+v", g)
 		}
 		if out.Bids[1].Product != "neg" || out.Bids[2].IdempotencyKey != nil {
@@ -158,7 +159,7 @@ func TestEnergySubmitListAndIdempotency(t *testing.T) {
 		}
 		e.expectStored(t, 3)
 		list := e.list(t, "?product=neg")
-		if len(list.Bids) != 2 || list.Market != "energy" {
+		if len(list.Bids) != 2 || list.Market != "energy" || list.Bids[0].Source != "api" {
 			t.Fatalf("neg list %+v", list)
 		}
 		if got := e.list(t, "?start_time="+url.QueryEscape(enQ1[1])); len(got.Bids) != 1 || got.Bids[0].ID != out.Bids[2].ID {
