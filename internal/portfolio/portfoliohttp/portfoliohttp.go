@@ -32,6 +32,9 @@ type CoverStep struct {
 	EndTime         time.Time `json:"end_time" doc:"When it ended (exclusive); the end of the quarter-hour while it lasts."`
 }
 
+// TransformSchema lets price_source's enum admit its null.
+func (CoverStep) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema { return httpapi.NullInEnums(s) }
+
 // CoverList is the body of a cover read.
 type CoverList struct {
 	Covers []CoverStep `json:"covers" nullable:"false" doc:"Ordered by start_time, failing asset, product and coverer."`
