@@ -84,12 +84,6 @@ func (s *BackupService) CreateOverride(ctx context.Context, v auth.Visibility, a
 	return s.store.CreateOverride(ctx, v, a, o)
 }
 
-// Asset resolves the asset a backup-market configuration belongs to (a
-// virtual asset id through its parent's active segmentation).
-func (s *BackupService) Asset(ctx context.Context, v auth.Visibility, assetID string) (assets.Asset, error) {
-	return s.assets.Get(ctx, v, assetID)
-}
-
 // DeleteOverride cancels an override that has not started: 400 for an id
 // that is not a UUID, 404 for an unknown one, 409 gate_closed once the
 // gate of its first block has passed.
