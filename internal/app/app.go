@@ -183,7 +183,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	}
 	a.Market = simulation.New(a.Store.Bids(), data)
 	a.Dispatch = dispatch.NewService(a.Store.Dispatch(), a.Assets, a.Clock,
-		dispatch.Config{MinImmediateWindow: cfg.ImmediateDispatchMinWindow})
+		dispatch.Config{MinImmediateWindow: cfg.ImmediateDispatchMinWindow, Commitments: bids.CommitmentReader{Store: a.Store.Bids()}})
 	staleAfter := time.Duration(stateStaleRealSeconds * cfg.ClockSpeed * float64(time.Second))
 	a.State = assetstate.NewService(assetstate.Deps{
 		Clock: a.Clock, Assets: a.Assets, Segmentations: a.Segmentation, Restrictions: a.Restrictions,

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"atcp/internal/dispatch"
+	"atcp/internal/markets/feasibility"
 	"atcp/internal/telemetry"
 )
 
@@ -67,6 +68,15 @@ type Inputs struct {
 	AFRRReservedNegMW float64
 	AFRRSetpointMW    float64
 	FCRBuffer         float64
+
+	// The energy the battery can still deliver and still absorb, MWh on
+	// the AC side: its last measured available_discharge_energy and
+	// available_charge_energy (EnergyKnown false before the first
+	// measurement). While FCR is reserved they keep its energy reserve in
+	// the state of charge (ReserveBand).
+	EnergyKnown           bool
+	AvailableDischargeMWh float64
+	AvailableChargeMWh    float64
 }
 
 // Decision is what Decide makes of Inputs.
@@ -124,14 +134,37 @@ const (
 	ReasonRated          = "capped to the usable power capacity"
 	ReasonGridConnection = "capped to the grid connection power"
 	ReasonReserved       = "capped to the available power less reserved FCR (with the regulatory buffer) and aFRR capacity"
+	ReasonFCRReserve     = "capped to keep the FCR energy reserve (FCR x 0.25 h each way) in the state of charge"
 )
+
+// stepHours is how long a decision holds: Decide runs every second.
+const stepHours = 1.0 / 3600
+
+// ReserveBand is the range of wholesale power that keeps the state of
+// charge inside the FCR reserve band while FCR is awarded: at least FCR
+// x 0.25 h of energy left to deliver (above the minimum) and to absorb
+// (below the maximum) once this second's wholesale power has moved it.
+// A side already at or beyond its edge gets 0 MW, the other side is free
+// to bring it back. ok is false, and nothing is bounded, without an FCR
+// award or a finite measurement of the energies.
+func (in Inputs) ReserveBand() (lower, upper float64, ok bool) {
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	if in.FCRReservedMW <= 0 || !in.EnergyKnown || !finite(in.AvailableDischargeMWh) || !finite(in.AvailableChargeMWh) {
+		return 0, 0, false
+	}
+	reserve := in.FCRReservedMW * feasibility.FCRReserveHours
+	upper = math.Max(0, (in.AvailableDischargeMWh-reserve)/stepHours)
+	lower = -math.Max(0, (in.AvailableChargeMWh-reserve)/stepHours)
+	return lower, upper, true
+}
 
 // Decide builds the asset's complete command. An active immediate
 // dispatch is an unrestricted override (document 2): bess_only at its
 // power with no limits, unavailability, energy window, reservations or
 // aFRR setpoint. Otherwise the schedule target is clipped by the headroom
-// rule and sent with the reservations, the aFRR setpoint (within the
-// award), the limits, the unavailability and the energy window.
+// rule, and while FCR is awarded by the FCR reserve band (ReserveBand),
+// and sent with the reservations, the aFRR setpoint (within the award),
+// the limits, the unavailability and the energy window.
 func Decide(in Inputs) Decision {
 	if in.Immediate != nil {
 		return Decision{
@@ -159,9 +192,23 @@ func Decide(in Inputs) Decision {
 	if cmd.ControlMode == "" {
 		cmd.ControlMode = telemetry.Passive
 	}
+	lower, upper, banded := in.ReserveBand()
+	clip := func(mw float64) (effective float64, clipped, byBand bool) {
+		effective, clipped = h.Clip(mw)
+		if banded {
+			if b := math.Min(upper, math.Max(lower, effective)); b != effective {
+				return b, true, true
+			}
+		}
+		return effective, clipped, false
+	}
 	d := Decision{}
-	d.EffectiveMW, d.Clipped = h.Clip(in.Target.RequestedMW())
-	if d.Clipped {
+	var byBand bool
+	d.EffectiveMW, d.Clipped, byBand = clip(in.Target.RequestedMW())
+	switch {
+	case byBand:
+		d.Reason = ReasonFCRReserve
+	case d.Clipped:
 		d.Reason = clipReason(in, h)
 	}
 	switch {
@@ -169,7 +216,7 @@ func Decide(in Inputs) Decision {
 		poc := d.EffectiveMW
 		cmd.PoCPowerMW = &poc
 		if in.Target.BESSPowerMW != nil {
-			cmd.BESSPowerMW, _ = h.Clip(*in.Target.BESSPowerMW)
+			cmd.BESSPowerMW, _, _ = clip(*in.Target.BESSPowerMW)
 		}
 	case cmd.ControlMode == telemetry.BESSOnly:
 		cmd.BESSPowerMW = d.EffectiveMW

@@ -2,6 +2,7 @@ package control
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"atcp/internal/dispatch"
@@ -11,6 +12,12 @@ import (
 func f(v float64) *float64 { return &v }
 
 func bessTarget(mw float64) Target { return Target{Mode: telemetry.BESSOnly, BESSPowerMW: f(mw)} }
+
+// band is in with fcr MW of FCR awarded, the energies measured and target.
+func band(in Inputs, fcr, discharge, charge float64, target Target) Inputs {
+	in.FCRReservedMW, in.EnergyKnown, in.AvailableDischargeMWh, in.AvailableChargeMWh, in.Target = fcr, true, discharge, charge, target
+	return in
+}
 
 func TestDecide(t *testing.T) {
 	base := Inputs{RatedMW: 10, FCRBuffer: dispatch.DefaultFCRBuffer}
@@ -78,6 +85,33 @@ func TestDecide(t *testing.T) {
 			in.Target = Target{Mode: telemetry.BESSAndPoC, BESSPowerMW: f(2), PoCPowerMW: f(4)}
 		}), mode: telemetry.BESSAndPoC, bess: 2, poc: f(4), effective: 4},
 		{name: "passive event", in: with(func(in *Inputs) { in.Target = Target{Mode: telemetry.Passive} }), mode: telemetry.Passive},
+
+		// The FCR reserve band: 2 MW of FCR keeps 0.5 MWh each way; 2^-10
+		// MWh above it is 3.515625 MW for one second.
+		{name: "FCR band: room to spare", in: band(base, 2, 5, 5, bessTarget(5)), mode: telemetry.BESSOnly, bess: 5, effective: 5},
+		{name: "FCR band: discharge stops at the reserve", in: band(base, 2, 0.5, 5, bessTarget(5)),
+			mode: telemetry.BESSOnly, clipped: true, reason: ReasonFCRReserve},
+		{name: "FCR band: the last second before the edge", in: band(base, 2, 0.5+1.0/1024, 5, bessTarget(5)),
+			mode: telemetry.BESSOnly, bess: 3.515625, effective: 3.515625, clipped: true, reason: ReasonFCRReserve},
+		{name: "FCR band: tighter than the headroom names the band", in: band(base, 2, 0.5+1.0/1024, 5, bessTarget(9)),
+			mode: telemetry.BESSOnly, bess: 3.515625, effective: 3.515625, clipped: true, reason: ReasonFCRReserve},
+		{name: "FCR band: the headroom tighter keeps its reason", in: band(base, 2, 5, 5, bessTarget(9)),
+			mode: telemetry.BESSOnly, bess: 7.5, effective: 7.5, clipped: true, reason: ReasonReserved},
+		{name: "FCR band: below the reserve, charging brings it back", in: band(base, 2, 0.2, 5, bessTarget(-4)),
+			mode: telemetry.BESSOnly, bess: -4, effective: -4},
+		{name: "FCR band: charging stops at the reserve below the maximum", in: band(base, 2, 5, 0.4, bessTarget(-4)),
+			mode: telemetry.BESSOnly, clipped: true, reason: ReasonFCRReserve},
+		{name: "FCR band: no award, no band", in: band(base, 0, 0, 0, bessTarget(5)), mode: telemetry.BESSOnly, bess: 5, effective: 5},
+		{name: "FCR band: energy not measured yet", in: with(func(in *Inputs) { *in = band(*in, 2, 0, 0, bessTarget(5)); in.EnergyKnown = false }),
+			mode: telemetry.BESSOnly, bess: 5, effective: 5},
+		{name: "FCR band: a non-finite measurement bounds nothing", in: band(base, 2, math.NaN(), 5, bessTarget(5)),
+			mode: telemetry.BESSOnly, bess: 5, effective: 5},
+		{name: "FCR band: unavailability keeps its reason", in: with(func(in *Inputs) { *in = band(*in, 2, 0, 0, bessTarget(5)); in.Unavailable = true }),
+			mode: telemetry.BESSOnly, clipped: true, reason: ReasonUnavailable, unavailable: true},
+		{name: "FCR band: an immediate dispatch is not bound", in: with(func(in *Inputs) { *in = band(*in, 2, 0, 0, bessTarget(5)); in.Immediate = f(8) }),
+			mode: telemetry.BESSOnly, bess: 8, effective: 8, overridden: true},
+		{name: "FCR band: bess_and_poc clips both targets", in: band(base, 2, 0.5, 5, Target{Mode: telemetry.BESSAndPoC, BESSPowerMW: f(3), PoCPowerMW: f(4)}),
+			mode: telemetry.BESSAndPoC, poc: f(0), clipped: true, reason: ReasonFCRReserve},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -113,6 +113,15 @@ type unit struct {
 	control   bool       // a command of ours is in force (not yet handed back)
 	curtailed bool       // a curtailment record is open
 	bounds    [2]float64 // its max_curtailment and min_curtailment
+	// energy is what the asset last measured it can still deliver and
+	// absorb (MWh), for the FCR reserve band (Inputs.ReserveBand).
+	energy      [2]float64
+	energyKnown bool
+}
+
+// measured keeps what the FCR reserve band needs of m.
+func (u *unit) measured(m *telemetry.Measurements) {
+	u.energy, u.energyKnown = [2]float64{m.AvailableDischargeEnergy, m.AvailableChargeEnergy}, true
 }
 
 // set takes a's registration.
@@ -135,6 +144,7 @@ func (u *unit) resume(last *telemetry.Measurements) {
 		return
 	}
 	u.curtailed = curtailed(*last)
+	u.measured(last)
 	u.bounds[0], u.bounds[1] = curtailmentBounds(u.connectionMW(), *last)
 }
 
@@ -746,6 +756,7 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 			AFRRSetpointMW:    AFRRSetpoint(l.awards.activated[id], l.awards.afrrPos[id], l.awards.afrrNeg[id], t),
 			FCRBuffer:         l.o.FCRBuffer,
 		}
+		in.EnergyKnown, in.AvailableDischargeMWh, in.AvailableChargeMWh = u.energyKnown, u.energy[0], u.energy[1]
 		if p, ok := override[id]; ok {
 			in.Immediate = &p
 		}
@@ -806,6 +817,7 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 			continue
 		}
 		snapshots = append(snapshots, telemetry.Snapshot{AssetID: id, Measurements: m})
+		u.measured(&m)
 		l.curtail(ctx, u, m, t)
 	}
 	if err := l.o.Recorder.Record(ctx, snapshots); err != nil {

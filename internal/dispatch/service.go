@@ -13,11 +13,23 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/clock"
 	"atcp/internal/errs"
+	"atcp/internal/markets/calendar"
+	"atcp/internal/markets/feasibility"
 )
 
 // Config tunes the service; zero values take the defaults.
 type Config struct {
 	MinImmediateWindow time.Duration // default DefaultMinImmediateWindow
+	// Commitments reads the asset's market commitments for the
+	// feasibility warnings of a schedule; nil: no such warnings.
+	Commitments Commitments
+}
+
+// Commitments reads an asset's committed bids of every market (FCR, aFRR
+// capacity and energy) per 15-minute period over a window
+// (bids.CommitmentReader).
+type Commitments interface {
+	Commitments(ctx context.Context, v auth.Visibility, assetID string, window calendar.Interval) (*feasibility.Book, error)
 }
 
 // ImmediateEventKind names an internal immediate-dispatch event.
@@ -252,6 +264,11 @@ func (s *Service) PutSchedule(ctx context.Context, p auth.Principal, assetID, re
 	if err != nil {
 		return Schedule{}, err
 	}
+	unfit, err := s.feasibilityWarnings(ctx, v, a, sch)
+	if err != nil {
+		return Schedule{}, err
+	}
+	more = append(more, unfit...)
 	if err := s.store.ReplaceEvents(ctx, a.ID, sch.From, sch.To, sch.Events); err != nil {
 		return Schedule{}, err
 	}
@@ -260,6 +277,44 @@ func (s *Service) PutSchedule(ctx context.Context, p auth.Principal, assetID, re
 	}
 	sch.Warnings = append(sch.Warnings, more...)
 	return sch, nil
+}
+
+// feasibilityWarnings are the 15-minute periods of the replaced blocks
+// where the new schedule does not fit beside the asset's market
+// commitments: FCR + aFRR + scheduled power of a side above the usable
+// power capacity (the power rule of package feasibility; the energy rule
+// concerns reserves only). They are warnings, strict_validation or not:
+// targets inside the sanity bound are always accepted (document 2), and
+// the headroom rule clips them at execution, which the schedule dispatch
+// report shows as clipped.
+func (s *Service) feasibilityWarnings(ctx context.Context, v auth.Visibility, a assets.Asset, sch Schedule) ([]string, error) {
+	fa := feasibility.AssetOf(a)
+	if s.cfg.Commitments == nil || fa.PowerMW == nil {
+		return nil, nil
+	}
+	fa.EnergyMWh = nil
+	window := calendar.Interval{Start: sch.From, End: sch.To}
+	book, err := s.cfg.Commitments.Commitments(ctx, v, a.ID, window)
+	if err != nil {
+		return nil, err
+	}
+	points := make([]feasibility.SetPoint, len(sch.Events))
+	for i, e := range sch.Events {
+		points[i] = feasibility.SetPoint{At: e.SetTime, MW: e.SetPowerMW()}
+	}
+	book.AddSchedule(points)
+	var unfit []feasibility.Violation
+	for _, x := range feasibility.Check(fa, book, window) {
+		if *x.ScheduleMW > 0 {
+			unfit = append(unfit, x)
+		}
+	}
+	out := feasibility.Warnings(unfit)
+	for i := range out {
+		out[i] = "the schedule does not fit beside the asset's market commitments in " + out[i] +
+			"; targets there are clipped to the headroom when executed"
+	}
+	return out, nil
 }
 
 // Anticipated returns the scheduled power at now + after (whole seconds)

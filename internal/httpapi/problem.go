@@ -31,6 +31,9 @@ type Problem struct {
 	ValidIntervals any `json:"valid_intervals,omitempty" doc:"Valid tender intervals, when a bid interval does not match one."`
 	// Periods lists each breached period of a capacity-ceiling conflict.
 	Periods any `json:"periods,omitempty" doc:"Each breached 15-minute period of a prequalified-capacity conflict."`
+	// Violations lists what a change would break of cross-market
+	// feasibility (COMMITMENTS_EXCEED_POWER, COMMITMENTS_EXCEED_ENERGY).
+	Violations any `json:"violations,omitempty" doc:"Each period or tender block where the asset's commitments across markets would exceed its usable power or energy (COMMITMENTS_EXCEED_POWER, COMMITMENTS_EXCEED_ENERGY)."`
 
 	headers  http.Header
 	reported int // entries offered to Errors, listed or not
@@ -119,6 +122,9 @@ func FromDomain(e *errs.Error) *Problem {
 	}
 	if v, ok := e.Extensions["periods"]; ok {
 		p.Periods = v
+	}
+	if v, ok := e.Extensions["violations"]; ok {
+		p.Violations = v
 	}
 	switch status {
 	case http.StatusUnauthorized:

@@ -16,6 +16,7 @@ import (
 	"atcp/internal/dispatch"
 	"atcp/internal/dispatch/dispatchhttp"
 	"atcp/internal/identity"
+	"atcp/internal/markets/bids"
 	"atcp/internal/segmentation"
 	"atcp/internal/store"
 	"atcp/internal/telemetry"
@@ -81,7 +82,7 @@ func setup(t *testing.T, b store.Backend) *env {
 	if _, err := seg.Activate(ctx, acme, "seg"); err != nil {
 		t.Fatal(err)
 	}
-	svc := dispatch.NewService(b.Dispatch(), as, h.Clock, dispatch.Config{})
+	svc := dispatch.NewService(b.Dispatch(), as, h.Clock, dispatch.Config{Commitments: bids.CommitmentReader{Store: b.Bids()}})
 	dispatchhttp.Register(h.Server, svc)
 	e := &env{h: h, svc: svc, assets: as}
 	svc.OnImmediate(func(ev dispatch.ImmediateEvent) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -14,6 +15,7 @@ import (
 	"atcp/internal/clock"
 	"atcp/internal/errs"
 	"atcp/internal/markets/calendar"
+	"atcp/internal/markets/feasibility"
 	"atcp/internal/textrule"
 )
 
@@ -351,11 +353,14 @@ func (e *Engine) Submit(ctx context.Context, v auth.Visibility, assetID string, 
 		ivs = append(ivs, sub.Scope.Interval())
 	}
 	var res SubmitResult
-	err = e.store.Apply(ctx, v, asset, e.rules.Market, Hull(ivs...), func(a assets.Asset, existing []Bid) (Changes, error) {
+	// The whole tender blocks the request touches: the energy rule of
+	// cross-market feasibility sums a block's commitments.
+	window := feasibility.Blocks(Hull(ivs...))
+	err = e.store.ApplyAcross(ctx, v, asset, e.rules.Market, window, othersThan(e.rules.Market), func(a assets.Asset, existing, others []Bid) (Changes, error) {
 		if !e.rules.Enabled(a) {
 			return Changes{}, e.notEnabled(a)
 		}
-		res = SubmitResult{Bids: make([]Bid, len(req)), Warnings: warn}
+		res = SubmitResult{Bids: make([]Bid, len(req)), Warnings: slices.Clone(warn)}
 		var ch Changes
 		var fresh []Bid
 		kept := map[string]bool{}
@@ -389,6 +394,12 @@ func (e *Engine) Submit(ctx context.Context, v auth.Visibility, assetID string, 
 				return Changes{}, CeilingError(e.rules.CeilingCode, e.rules.Name, br)
 			}
 		}
+		after := slices.DeleteFunc(slices.Clone(existing), func(b Bid) bool { return deleted[b.ID] })
+		more, err := feasible(a, window, slices.Concat(existing, others), slices.Concat(after, fresh, others))
+		if err != nil {
+			return Changes{}, err
+		}
+		res.Warnings = append(res.Warnings, more...)
 		ch.Insert = fresh
 		res.Created, res.DeletedIDs = len(fresh), ch.Delete
 		return ch, nil
@@ -463,7 +474,8 @@ func (e *Engine) Update(ctx context.Context, v auth.Visibility, assetID, bidID s
 	now := e.clk.Now().UTC()
 	var out Bid
 	var warn warnings
-	err = e.store.Apply(ctx, v, asset, e.rules.Market, Hull(cur.Interval(), next), func(a assets.Asset, existing []Bid) (Changes, error) {
+	window := feasibility.Blocks(Hull(cur.Interval(), next))
+	err = e.store.ApplyAcross(ctx, v, asset, e.rules.Market, window, othersThan(e.rules.Market), func(a assets.Asset, existing, others []Bid) (Changes, error) {
 		warn = nil
 		b, ok := findID(existing, bidID)
 		if !ok {
@@ -512,6 +524,14 @@ func (e *Engine) Update(ctx context.Context, v auth.Visibility, assetID, bidID s
 			if br := CheckCeiling(e.rules.Market, e.ceilingOf(a), existing, []Bid{probe}, map[string]bool{b.ID: true}); len(br) > 0 {
 				return Changes{}, CeilingError(e.rules.CeilingCode, e.rules.Name, br)
 			}
+		}
+		after := slices.DeleteFunc(slices.Clone(existing), func(o Bid) bool { return o.ID == b.ID })
+		more, err := feasible(a, window, slices.Concat(existing, others), slices.Concat(after, []Bid{upd}, others))
+		if err != nil {
+			return Changes{}, err
+		}
+		for _, w := range more {
+			warn.add(w)
 		}
 		out = upd
 		return Changes{Update: []Bid{upd}}, nil

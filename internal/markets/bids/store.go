@@ -26,6 +26,13 @@ type Store interface {
 	// taken is errs.Conflict "idempotency_key_in_use".
 	Apply(ctx context.Context, v auth.Visibility, asset assets.Asset, market Market, window calendar.Interval,
 		decide func(a assets.Asset, existing []Bid) (Changes, error)) error
+	// ApplyAcross is Apply whose decide also gets the asset's bids in the
+	// markets others overlapping window in committed statuses, read in
+	// the same transaction under the same lock: a rule that spans
+	// markets (cross-market feasibility) holds under concurrency, since
+	// every bid write of the battery, in any market, waits for the lock.
+	ApplyAcross(ctx context.Context, v auth.Visibility, asset assets.Asset, market Market, window calendar.Interval,
+		others []Market, decide func(a assets.Asset, existing, others []Bid) (Changes, error)) error
 	// List returns the asset's bids of market matching f, ordered by
 	// start_time, product and created_at.
 	List(ctx context.Context, v auth.Visibility, assetID string, market Market, f Filter) ([]Bid, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,10 @@ var (
 	bidUpdate = "UPDATE bids SET (" + strings.Join(sqlutil.BidMutable, ", ") + ") = (" + placeholders(3, len(sqlutil.BidMutable)) +
 		") WHERE bid_id = $1 AND asset_id = $2"
 )
+
+// bidsInWindow reads an asset's ($1) bids of a market ($2) overlapping
+// [$3, $4).
+var bidsInWindow = bidSelect + ` WHERE asset_id = $1 AND market = $2 AND end_time > $3 AND start_time < $4`
 
 func bidValues(b bids.Bid) []any {
 	var editAt any
@@ -79,6 +84,21 @@ func queryBids(ctx context.Context, q bidQuerier, query string, args ...any) ([]
 func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Asset, market bids.Market, window calendar.Interval,
 	decide func(assets.Asset, []bids.Bid) (bids.Changes, error)) (err error) {
 	defer sqlutil.Wrap(&err, "bids: apply")
+	return s.apply(ctx, v, asset, market, window, nil, func(a assets.Asset, existing, _ []bids.Bid) (bids.Changes, error) {
+		return decide(a, existing)
+	})
+}
+
+func (s bidStore) ApplyAcross(ctx context.Context, v auth.Visibility, asset assets.Asset, market bids.Market, window calendar.Interval,
+	others []bids.Market, decide func(a assets.Asset, existing, others []bids.Bid) (bids.Changes, error)) (err error) {
+	defer sqlutil.Wrap(&err, "bids: apply across markets")
+	return s.apply(ctx, v, asset, market, window, others, decide)
+}
+
+// apply is Apply, whose decide also gets the committed bids of the
+// asset's other markets in the window, read under the same lock.
+func (s bidStore) apply(ctx context.Context, v auth.Visibility, asset assets.Asset, market bids.Market, window calendar.Interval,
+	others []bids.Market, decide func(a assets.Asset, existing, others []bids.Bid) (bids.Changes, error)) error {
 	assetID := asset.ID
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		// Locking the physical row serialises the bids of one battery,
@@ -93,12 +113,19 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 		if asset.IsVirtual() {
 			a = asset
 		}
-		existing, err := queryBids(ctx, tx, bidSelect+` WHERE asset_id = $1 AND market = $2 AND end_time > $3 AND start_time < $4`,
-			assetID, string(market), window.Start, window.End)
+		existing, err := queryBids(ctx, tx, bidsInWindow, assetID, string(market), window.Start, window.End)
 		if err != nil {
 			return fmt.Errorf("read the bids of the window: %w", err)
 		}
-		ch, err := decide(a, existing)
+		var across []bids.Bid
+		for _, m := range others {
+			list, err := queryBids(ctx, tx, bidsInWindow, assetID, string(m), window.Start, window.End)
+			if err != nil {
+				return fmt.Errorf("read the bids of the other markets: %w", err)
+			}
+			across = append(across, slices.DeleteFunc(list, func(b bids.Bid) bool { return !b.Status.Committed() })...)
+		}
+		ch, err := decide(a, existing, across)
 		if err != nil {
 			return err
 		}

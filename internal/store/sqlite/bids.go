@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,6 +85,21 @@ func scanBids(rows *sql.Rows, err error) ([]bids.Bid, error) {
 func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Asset, market bids.Market, window calendar.Interval,
 	decide func(assets.Asset, []bids.Bid) (bids.Changes, error)) (err error) {
 	defer sqlutil.Wrap(&err, "bids: apply")
+	return s.apply(ctx, v, asset, market, window, nil, func(a assets.Asset, existing, _ []bids.Bid) (bids.Changes, error) {
+		return decide(a, existing)
+	})
+}
+
+func (s bidStore) ApplyAcross(ctx context.Context, v auth.Visibility, asset assets.Asset, market bids.Market, window calendar.Interval,
+	others []bids.Market, decide func(a assets.Asset, existing, others []bids.Bid) (bids.Changes, error)) (err error) {
+	defer sqlutil.Wrap(&err, "bids: apply across markets")
+	return s.apply(ctx, v, asset, market, window, others, decide)
+}
+
+// apply is Apply, whose decide also gets the committed bids of the
+// asset's other markets in the window, read under the same lock.
+func (s bidStore) apply(ctx context.Context, v auth.Visibility, asset assets.Asset, market bids.Market, window calendar.Interval,
+	others []bids.Market, decide func(a assets.Asset, existing, others []bids.Bid) (bids.Changes, error)) error {
 	assetID := asset.ID
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// The single write connection serialises every Apply; reading the
@@ -111,7 +127,15 @@ func (s bidStore) Apply(ctx context.Context, v auth.Visibility, asset assets.Ass
 		if err != nil {
 			return fmt.Errorf("read the bids of the window: %w", err)
 		}
-		ch, err := decide(a, existing)
+		var across []bids.Bid
+		for _, m := range others {
+			list, err := scanBids(inWindow.QueryContext(ctx, assetID, string(m), sqlutil.Micros(window.Start), sqlutil.Micros(window.End)))
+			if err != nil {
+				return fmt.Errorf("read the bids of the other markets: %w", err)
+			}
+			across = append(across, slices.DeleteFunc(list, func(b bids.Bid) bool { return !b.Status.Committed() })...)
+		}
+		ch, err := decide(a, existing, across)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,8 @@ import (
 	"atcp/internal/dispatch"
 	"atcp/internal/errs"
 	"atcp/internal/markets/bids"
+	"atcp/internal/markets/calendar"
+	"atcp/internal/markets/feasibility"
 	"atcp/internal/restrictions"
 	"atcp/internal/segmentation"
 	"atcp/internal/telemetry"
@@ -272,6 +274,10 @@ type Planned struct {
 	PowerLimits, EnergyLimits, Unavailabilities []restrictions.Interval
 	// Curtailments of the physical asset overlapping the window.
 	Curtailments []restrictions.Curtailment
+	// Feasibility lists where the asset's commitments across markets (its
+	// committed bids and the scheduled power) do not fit its usable power
+	// and energy in the window (package feasibility, merged).
+	Feasibility []feasibility.Violation
 }
 
 // accepted reports whether a bid in status st holds a reservation.
@@ -295,7 +301,12 @@ func (s *Service) Planned(ctx context.Context, v auth.Visibility, assetID string
 	}
 	p.Dispatch = ScheduleSteps(events, start, end)
 
-	f := bids.Filter{EndAfter: start, Start: &start, End: &end}
+	// Bids are read over the whole tender blocks the window touches: the
+	// energy rule of feasibility sums a block's commitments.
+	window := calendar.Interval{Start: start, End: end}
+	wide := feasibility.Blocks(window)
+	f := bids.Filter{EndAfter: wide.Start, Start: &wide.Start, End: &wide.End}
+	book := feasibility.NewBook()
 	for _, m := range []struct {
 		market bids.Market
 		into   *[]bids.Bid
@@ -304,8 +315,15 @@ func (s *Service) Planned(ctx context.Context, v auth.Visibility, assetID string
 		if err != nil {
 			return Planned{}, err
 		}
-		*m.into = slices.DeleteFunc(list, func(b bids.Bid) bool { return !accepted(b.Status) })
+		bids.Commit(book, list)
+		*m.into = slices.DeleteFunc(list, func(b bids.Bid) bool { return !accepted(b.Status) || !b.Interval().Overlaps(window) })
 	}
+	points := make([]feasibility.SetPoint, len(events))
+	for i, e := range events {
+		points[i] = feasibility.SetPoint{At: e.SetTime, MW: e.SetPowerMW()}
+	}
+	book.AddSchedule(points)
+	p.Feasibility = feasibility.Merge(feasibility.Check(feasibility.AssetOf(a), book, window))
 
 	w := restrictions.Window{From: start, To: end}
 	for _, k := range []struct {

@@ -12,6 +12,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/httpapi"
 	"atcp/internal/markets/bids"
+	"atcp/internal/markets/feasibility"
 	"atcp/internal/restrictions"
 	"atcp/internal/restrictions/restrictionshttp"
 	"atcp/internal/telemetry/assetstate"
@@ -95,6 +96,7 @@ type PlannedState struct {
 	EnergyLimits             []PlannedLimit                 `json:"energy_limits" nullable:"false" doc:"MWh."`
 	Unavailabilities         []PlannedUnavailability        `json:"unavailabilities" nullable:"false"`
 	Curtailments             []restrictionshttp.Curtailment `json:"curtailments" nullable:"false"`
+	Feasibility              []feasibility.Violation        `json:"feasibility" nullable:"false" doc:"An addition to document 1: where the asset's committed bids (FCR, aFRR capacity and energy, counted as against the prequalified ceiling) and the scheduled power do not fit its usable power (per 15-minute period and side) or its usable energy (the FCR 15-minute reserve and full aFRR activation per tender block); empty when everything fits or the asset records neither figure."`
 }
 
 type stateOutput struct {
@@ -208,6 +210,7 @@ func toPlanned(p assetstate.Planned) PlannedState {
 		EnergyLimits:             limits(p.EnergyLimits),
 		Unavailabilities:         make([]PlannedUnavailability, len(p.Unavailabilities)),
 		Curtailments:             make([]restrictionshttp.Curtailment, len(p.Curtailments)),
+		Feasibility:              httpapi.NonNil(p.Feasibility),
 	}
 	for i, sp := range p.Dispatch {
 		out.ScheduledDispatch[i] = PlannedSetPoint{SetPower: sp.PowerMW, SetTime: sp.SetTime}

@@ -394,7 +394,7 @@ func TestPlannedState(t *testing.T) {
 		r := e.h.Do("GET", q(path, window...), e.ro, nil).Expect(t, 200, "")
 		body := r.Map(t)
 		for _, k := range []string{"scheduled_dispatch", "fcr_reservations", "afrr_capacity_reservations", "afrr_energy_reservations",
-			"power_limits", "energy_limits", "unavailabilities", "curtailments"} {
+			"power_limits", "energy_limits", "unavailabilities", "curtailments", "feasibility"} {
 			if l, ok := body[k].([]any); !ok || len(l) != 0 {
 				t.Errorf("%s = %#v", k, body[k])
 			}
@@ -505,7 +505,7 @@ func TestOpenAPI(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"PlannedState", "FCRReservation", "AFRRCapacityReservation", "AFRREnergyReservation", "PlannedLimit",
-		"PlannedUnavailability", "PlannedSetPoint", "Point"} {
+		"PlannedUnavailability", "PlannedSetPoint", "Point", "Violation"} {
 		if _, ok := doc.Components.Schemas[s]; !ok {
 			t.Errorf("schema %s missing", s)
 		}
@@ -649,6 +649,35 @@ func TestNonFiniteReadings(t *testing.T) {
 		for _, p := range down["soc_max"] {
 			if p.Value != st.v(t, "soc_max") {
 				t.Fatalf("downsampled soc_max %v, want %v", p.Value, st.v(t, "soc_max"))
+			}
+		}
+	})
+}
+
+// TestPlannedStateFeasibility: the feasibility list on the wire, one
+// power violation with its figures (4 MW FCR + 4 MW negative aFRR + 3 MW
+// charging scheduled > 10 MW).
+func TestPlannedStateFeasibility(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		h := time.Hour
+		addBid(t, e, "solo", bids.FCR, bids.Sym, 2*h, 6*h, bids.Successful)
+		addBid(t, e, "solo", bids.AFRRCapacity, bids.Neg, 2*h, 6*h, bids.Successful)
+		three := -3.0
+		e.schedules["solo"] = []dispatch.Event{{AssetID: "solo", SetTime: testkit.Start.Add(2*h + 5*time.Minute), BESSPowerMW: &three}}
+		var p struct {
+			Feasibility []map[string]any `json:"feasibility"`
+		}
+		e.h.Do("GET", q("/v1/assets/solo/planned_state", "start_time", ts(h), "end_time", ts(6*h)), e.ro, nil).Expect(t, 200, "").JSON(t, &p)
+		want := map[string]any{"rule": "power", "direction": "charge", "start_time": ts(2 * h), "end_time": ts(2*h + 15*time.Minute),
+			"block_start": ts(h), "block_end": ts(5 * h), "fcr_mw": 4.0, "afrr_mw": 4.0, "schedule_mw": 3.0,
+			"committed": 11.0, "limit": 10.0, "overshoot": 1.0, "unit": "MW"}
+		if len(p.Feasibility) != 1 || len(p.Feasibility[0]) != len(want) {
+			t.Fatalf("feasibility %v", p.Feasibility)
+		}
+		for k, v := range want {
+			if p.Feasibility[0][k] != v {
+				t.Errorf("%s = %#v, want %#v", k, p.Feasibility[0][k], v)
 			}
 		}
 	})

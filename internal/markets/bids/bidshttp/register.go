@@ -100,6 +100,13 @@ type deletion struct {
 	product  *bids.Product
 }
 
+// feasibilityDoc ends the description of a submission and a change: the
+// rule spans every market, so every market says it the same way.
+const feasibilityDoc = " Cross-market feasibility (docs/feasibility.md): when the asset records usable_power_capacity_mw or usable_energy_capacity_mwh, " +
+	"its committed FCR, aFRR capacity and aFRR energy bids after the change must fit them per 15-minute period and side (power) and per tender block " +
+	"(the FCR 15-minute reserve and full aFRR activation over the block in the usable energy); what does not fit is listed in warnings, " +
+	"or with strict_validation true is 409 COMMITMENTS_EXCEED_POWER or COMMITMENTS_EXCEED_ENERGY with violations when the change creates or worsens it."
+
 // Register adds the bid endpoints of market m to s: bids (list, submit,
 // delete by interval, update, delete one), valid bid intervals and
 // results.
@@ -132,7 +139,7 @@ func Register[B, S, U, L, UR, Q, V, R any](s *httpapi.Server, m Market[B, S, U, 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "submit-" + m.ID + "-bids", Method: http.MethodPost, Path: bidsPath, Tags: tags, DefaultStatus: http.StatusCreated,
 		RequestBody: httpapi.RequestExample(m.Submit.Request), Responses: httpapi.ResponseExample(http.StatusCreated, m.Submit.Response),
-		Summary: m.Submit.Summary, Description: m.Submit.Description + m.Gates, Errors: writeErrors,
+		Summary: m.Submit.Summary, Description: m.Submit.Description + m.Gates + feasibilityDoc, Errors: writeErrors,
 	}, write, func(ctx context.Context, in *submitInput[S]) (*httpapi.Output[SubmitResponse[B]], error) {
 		res, err := svc.Submit(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, m.Submission(in.Body))
 		if err != nil {
@@ -162,7 +169,7 @@ func Register[B, S, U, L, UR, Q, V, R any](s *httpapi.Server, m Market[B, S, U, 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "update-" + m.ID + "-bid", Method: http.MethodPut, Path: bidPath, Tags: tags,
 		RequestBody: httpapi.RequestExample(m.Update.Request), Responses: httpapi.ResponseExample(http.StatusOK, m.Update.Response),
-		Summary: m.Update.Summary, Description: m.Update.Description + m.Gates, Errors: writeErrors,
+		Summary: m.Update.Summary, Description: m.Update.Description + m.Gates + feasibilityDoc, Errors: writeErrors,
 	}, write, func(ctx context.Context, in *updateInput[U]) (*httpapi.Output[UR], error) {
 		b, warn, err := svc.Update(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.BidID, m.Change(in.Body))
 		if err != nil {
