@@ -33,7 +33,9 @@ type CoverStep struct {
 }
 
 // TransformSchema lets price_source's enum admit its null.
-func (CoverStep) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema { return httpapi.NullInEnums(s) }
+func (CoverStep) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return httpapi.NullInEnums(s)
+}
 
 // CoverList is the body of a cover read.
 type CoverList struct {
