@@ -22,6 +22,7 @@ import (
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
+	"atcp/internal/pools"
 	"atcp/internal/restrictions"
 	"atcp/internal/segmentation"
 	"atcp/internal/store/postgres"
@@ -57,6 +58,7 @@ type Backend interface {
 	SimulatorFaults() simulated.FaultStore
 	Alarms() alarms.Store
 	Faults() fault.Store
+	Pools() pools.Store
 }
 
 var (
