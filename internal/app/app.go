@@ -45,6 +45,8 @@ import (
 	"atcp/internal/markets/fcr/fcrhttp"
 	"atcp/internal/markets/replay"
 	"atcp/internal/markets/simulation"
+	"atcp/internal/pools"
+	"atcp/internal/pools/poolshttp"
 	"atcp/internal/restrictions"
 	"atcp/internal/restrictions/restrictionshttp"
 	"atcp/internal/segmentation"
@@ -83,6 +85,7 @@ type App struct {
 	Dispatch     *dispatch.Service
 	State        *assetstate.Service
 	Alarms       *alarms.Service
+	Pools        *pools.Service
 	// Faults assembles fault evidence, drafts fault messages, declares
 	// faults and reads incidents; incidents opens the incidents of paging
 	// alarms on production-critical assets.
@@ -188,6 +191,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 		StaleAfter: staleAfter,
 	})
 	a.Alarms = alarms.NewService(a.Store.Alarms(), a.Assets, a.Clock)
+	a.Pools = pools.NewService(pools.Deps{
+		Store: a.Store.Pools(), Assets: a.Assets, Organizations: a.Store.Directory(), Latest: a.Store.Telemetry(),
+		Reservations: a.Store.Bids(), Restrictions: a.Restrictions, Clock: a.Clock, StaleAfter: staleAfter,
+	})
 	a.logImmediateEvents()
 	jobs := append(a.Market.Jobs(), a.retentionJobs()...)
 	delivery, err := a.eventDelivery()
@@ -242,6 +249,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	simulatedhttp.Register(a.Server, simulated.NewFaultService(a.Store.SimulatorFaults(), a.Assets, a.Clock, cfg.Simulate))
 	alarmshttp.Register(a.Server, a.Alarms)
 	faulthttp.Register(a.Server, a.Faults)
+	poolshttp.Register(a.Server, a.Pools)
 	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
 	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log, Credentials: a.Credentials})
 	alarmstream.Register(a.Server, a.AlarmStream)

@@ -44,20 +44,24 @@ func ValidID(id string) bool { return idRE.MatchString(id) }
 func memberLocation(i int) string { return fmt.Sprintf("list_asset_ids[%d]", i) }
 
 // checkList records what is wrong with a member list on its own: too
-// long, or an id repeated (named at each repetition).
-func checkList(v *errs.Validation, ids []string) {
+// long, or an id repeated (named at each repetition). It reports whether
+// the list is fine.
+func checkList(v *errs.Validation, ids []string) bool {
 	if len(ids) > MaxMembers {
 		v.Add("list_asset_ids", fmt.Sprintf("must hold at most %d assets", MaxMembers), len(ids))
-		return
+		return false
 	}
+	ok := true
 	first := make(map[string]int, len(ids))
 	for i, id := range ids {
 		if j, seen := first[id]; seen {
 			v.Add(memberLocation(i), fmt.Sprintf("repeats list_asset_ids[%d]; list each asset once", j), id)
+			ok = false
 			continue
 		}
 		first[id] = i
 	}
+	return ok
 }
 
 // Candidate is what the store read of one listed asset under the write's

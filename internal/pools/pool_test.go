@@ -67,8 +67,8 @@ func TestCheckList(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var v errs.Validation
-			checkList(&v, c.ids)
-			if got := fields(v.Err()); !slices.Equal(got, c.want) {
+			ok := checkList(&v, c.ids)
+			if got := fields(v.Err()); !slices.Equal(got, c.want) || ok != (c.want == nil) {
 				t.Fatalf("fields %v, want %v", got, c.want)
 			}
 		})

@@ -194,10 +194,9 @@ func members(ids []string) []string {
 // the organisation, the only place that knows virtual asset ids. It
 // returns v's error. The store checks membership again under its locks.
 func (s *Service) precheck(ctx context.Context, t Target, v *errs.Validation, ids []string) error {
-	checkList(v, ids)
-	if err := v.Err(); err != nil {
+	if !checkList(v, ids) {
 		// No registry lookups for a list refused anyway (10,000 ids).
-		return err
+		return v.Err()
 	}
 	within := auth.Visibility{OrganizationID: t.org}
 	for i, id := range ids {
