@@ -148,6 +148,13 @@ func TestPoolLifecycle(t *testing.T) {
 		if bare.ListAssetIDs == nil || len(bare.ListAssetIDs) != 0 || bare.AllowInternalCollateralisation {
 			t.Fatalf("defaults %+v", bare)
 		}
+		// null is the default too; the pool goes again.
+		e.h.Do("POST", "/v1/pools", e.acme, `{"pool_id":"z","list_asset_ids":null}`).Expect(t, 201, "").JSON(t, &bare)
+		if bare.ListAssetIDs == nil || len(bare.ListAssetIDs) != 0 {
+			t.Fatalf("null members %+v", bare)
+		}
+		e.h.Do("DELETE", "/v1/pools/z", e.acme, nil).Expect(t, 204, "")
+		e.h.Do("POST", "/v1/pools", e.acme, `{"pool_id":"A.reserve_1"}`).Expect(t, 409, "pool_exists")
 		if list := e.pools(t, e.acmeRO, ""); len(list) != 2 || list[0].PoolID != "A.reserve_1" || !reflect.DeepEqual(list[1], want) {
 			t.Fatalf("list %+v", list)
 		}
