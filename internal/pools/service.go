@@ -150,8 +150,10 @@ func (s *Service) Create(ctx context.Context, t Target, p Pool) (Pool, error) {
 // Replace sets the members and allow_internal_collateralisation of the
 // organisation's pool id: 404 when there is none, otherwise as Create.
 func (s *Service) Replace(ctx context.Context, t Target, id string, assetIDs []string, allowInternalCollateralisation bool) (Pool, error) {
-	if !ValidID(id) {
-		return Pool{}, notFound(t, id)
+	// An unknown pool is 404 whatever the body holds (the store looks
+	// again under its lock).
+	if _, err := s.Get(ctx, t, id); err != nil {
+		return Pool{}, err
 	}
 	var v errs.Validation
 	if err := s.precheck(ctx, t, &v, assetIDs); err != nil {

@@ -251,6 +251,8 @@ func TestPoolWritesRefused(t *testing.T) {
 				422, "validation_failed", []string{"body.list_asset_ids[1]"}, nil},
 			{"PUT of an unknown pool", "PUT", "/v1/pools/sued", `{"list_asset_ids":[],"allow_internal_collateralisation":true}`, 404,
 				"not_found", nil, nil},
+			{"PUT of an unknown pool, whatever the members", "PUT", "/v1/pools/sued", `{"list_asset_ids":["nope","nope"],
+				"allow_internal_collateralisation":true}`, 404, "not_found", nil, nil},
 			{"organisation of another", "POST", "/v1/pools?organization_id=beta", `{"pool_id":"sued"}`, 422, "organization_not_accessible",
 				[]string{"query.organization_id"}, nil},
 		} {
