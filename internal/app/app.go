@@ -193,7 +193,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Alarms = alarms.NewService(a.Store.Alarms(), a.Assets, a.Clock)
 	a.Pools = pools.NewService(pools.Deps{
 		Store: a.Store.Pools(), Assets: a.Assets, Organizations: a.Store.Directory(), Latest: a.Store.Telemetry(),
-		Reservations: a.Store.Bids(), Restrictions: a.Restrictions, Clock: a.Clock, StaleAfter: staleAfter,
+		Reservations: a.Store.Bids(), Restrictions: a.Store.Restrictions(), Clock: a.Clock, StaleAfter: staleAfter,
 	})
 	a.logImmediateEvents()
 	jobs := append(a.Market.Jobs(), a.retentionJobs()...)

@@ -40,10 +40,10 @@ type Reservations interface {
 	Covering(ctx context.Context, market bids.Market, status bids.Status, at time.Time) ([]bids.Bid, error)
 }
 
-// Restrictions reports a full restriction of an asset at an instant
-// (*restrictions.Service).
+// Restrictions returns every asset's limits and unavailabilities active
+// at an instant, in one read (restrictions.Store).
 type Restrictions interface {
-	FullyRestricted(ctx context.Context, assetID string, t time.Time) (bool, error)
+	ActiveAt(ctx context.Context, t time.Time) ([]restrictions.Interval, error)
 }
 
 var (
@@ -51,7 +51,7 @@ var (
 	_ Organizations = identity.DirectoryStore(nil)
 	_ Latest        = telemetry.Store(nil)
 	_ Reservations  = bids.Store(nil)
-	_ Restrictions  = (*restrictions.Service)(nil)
+	_ Restrictions  = restrictions.Store(nil)
 )
 
 // Deps are what the service works with; every one is required.
@@ -223,8 +223,9 @@ func (s *Service) precheck(ctx context.Context, t Target, v *errs.Validation, id
 
 // State is the live state of the organisation's pool id at the platform
 // clock's now (see Aggregate): its members' latest snapshots, full
-// restrictions and the SUCCESSFUL FCR and aFRR capacity bids in force,
-// a member's own and its virtual assets'.
+// restrictions (restrictions.FullyRestrictedBy, as the asset state) and
+// the SUCCESSFUL FCR and aFRR capacity bids in force, a member's own and
+// its virtual assets'.
 func (s *Service) State(ctx context.Context, t Target, id string) (State, error) {
 	p, err := s.Get(ctx, t, id)
 	if err != nil {
@@ -236,9 +237,21 @@ func (s *Service) State(ctx context.Context, t Target, id string) (State, error)
 	for i, assetID := range p.AssetIDs {
 		readings[i].AssetID = assetID
 		index[assetID] = i
-		if readings[i].Restricted, err = s.d.Restrictions.FullyRestricted(ctx, assetID, now); err != nil {
-			return State{}, err
+	}
+	// One read for the whole platform (the control loop's each second)
+	// rather than one per member.
+	active, err := s.d.Restrictions.ActiveAt(ctx, now)
+	if err != nil {
+		return State{}, err
+	}
+	byMember := make(map[int][]restrictions.Interval)
+	for _, iv := range active {
+		if i, ok := index[iv.AssetID]; ok && iv.OrganizationID == t.org {
+			byMember[i] = append(byMember[i], iv)
 		}
+	}
+	for i, ivs := range byMember {
+		readings[i].Restricted = restrictions.FullyRestrictedBy(ivs, now)
 	}
 	snaps, err := s.d.Latest.LatestMany(ctx, p.AssetIDs)
 	if err != nil {

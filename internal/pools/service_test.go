@@ -14,6 +14,7 @@ import (
 	"atcp/internal/identity"
 	"atcp/internal/markets/bids"
 	"atcp/internal/pools"
+	"atcp/internal/restrictions"
 	"atcp/internal/telemetry"
 )
 
@@ -69,12 +70,12 @@ func TestTarget(t *testing.T) {
 
 // stateFakes stand in for everything the pool state reads.
 type stateFakes struct {
-	pool       pools.Pool
-	assets     map[string]assets.Asset
-	latest     []telemetry.Snapshot
-	covering   map[bids.Market][]bids.Bid
-	restricted map[string]bool
-	asked      map[string]time.Time // the instant each dependency was asked about
+	pool     pools.Pool
+	assets   map[string]assets.Asset
+	latest   []telemetry.Snapshot
+	covering map[bids.Market][]bids.Bid
+	active   []restrictions.Interval
+	asked    map[string]time.Time // the instant each dependency was asked about
 }
 
 func (f *stateFakes) Get(_ context.Context, org, id string) (pools.Pool, error) {
@@ -110,9 +111,9 @@ func (f *stateFakes) Covering(_ context.Context, m bids.Market, st bids.Status, 
 	return f.covering[m], nil
 }
 
-func (f *stateFakes) FullyRestricted(_ context.Context, id string, at time.Time) (bool, error) {
-	f.asked["restriction "+id] = at
-	return f.restricted[id], nil
+func (f *stateFakes) ActiveAt(_ context.Context, at time.Time) ([]restrictions.Interval, error) {
+	f.asked["restrictions"] = at
+	return f.active, nil
 }
 
 // stateStore is the pool store of the state test: only Get is read.
@@ -155,8 +156,14 @@ func TestState(t *testing.T) {
 				{OrganizationID: "acme", AssetID: "bess-2", Product: bids.Neg, Status: bids.Successful, OfferedMW: 3, AwardedMW: ptr(2.5)},
 			},
 		},
-		restricted: map[string]bool{"bess-2": true},
-		asked:      map[string]time.Time{},
+		// bess-2 is fully unavailable; bess-1 only limited; another
+		// organisation's asset of a member's id is no member.
+		active: []restrictions.Interval{
+			{Kind: restrictions.Unavailability, OrganizationID: "acme", AssetID: "bess-2", Start: now.Add(-time.Hour)},
+			{Kind: restrictions.PowerLimit, OrganizationID: "acme", AssetID: "bess-1", Start: now.Add(-time.Hour), Upper: ptr(1.0), Lower: ptr(-1.0)},
+			{Kind: restrictions.Unavailability, OrganizationID: "beta", AssetID: "bess-1", Start: now.Add(-time.Hour)},
+		},
+		asked: map[string]time.Time{},
 	}
 	svc := pools.NewService(pools.Deps{Store: stateStore{f: f}, Assets: fakeAssets{f}, Latest: f, Reservations: f, Restrictions: f,
 		Clock: clock.NewManual(now), StaleAfter: 5 * time.Second, Organizations: fakeOrgs{"acme": true}})
@@ -183,7 +190,7 @@ func TestState(t *testing.T) {
 			t.Errorf("%s asked at %v", what, at)
 		}
 	}
-	if len(f.asked) != 5 {
+	if len(f.asked) != 3 {
 		t.Errorf("asked %v", f.asked)
 	}
 	if _, err := svc.State(context.Background(), acme, "sued"); !errs.Is(err, errs.NotFound) {

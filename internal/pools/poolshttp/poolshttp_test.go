@@ -59,7 +59,7 @@ func setup(t *testing.T, b store.Backend) env {
 	segmentationhttp.Register(h.Server, seg)
 	poolshttp.Register(h.Server, pools.NewService(pools.Deps{
 		Store: b.Pools(), Assets: registry, Organizations: b.Directory(), Latest: b.Telemetry(), Reservations: b.Bids(),
-		Restrictions: restrictions.NewService(b.Restrictions(), registry, h.Clock), Clock: h.Clock, StaleAfter: staleAfter,
+		Restrictions: b.Restrictions(), Clock: h.Clock, StaleAfter: staleAfter,
 	}))
 	var others []auth.Scope
 	for _, sc := range auth.AllScopes {
@@ -465,17 +465,38 @@ func TestPoolState(t *testing.T) {
 			t.Fatalf("members %+v", st.Members)
 		}
 
-		// Without bess-3 every member is ready; 6 s later bess-1's
-		// snapshot is stale and FCR is at risk.
+		// Without bess-3 every member is ready; under a full
+		// unavailability bess-2 is not (beta's unavailability of b-1 is
+		// none of the pool's business).
 		e.h.Do("PUT", "/v1/pools/nord", e.acme, `{"list_asset_ids":["bess-1","bess-2"],"allow_internal_collateralisation":true}`).Expect(t, 200, "")
 		e.h.Do("GET", "/v1/pools/nord/state", e.acme, nil).Expect(t, 200, "").JSON(t, &st)
 		if !st.PoolStatus || !st.FCRPoolStatus || st.PowerActualAC != 1.5 {
 			t.Fatalf("ready %+v", st)
 		}
+		restr := restrictions.NewService(b.Restrictions(), e.registry, e.h.Clock)
+		end := now.Add(time.Minute)
+		for _, id := range []string{"b-1", "bess-2"} {
+			if _, err := restr.Create(ctx, auth.Visibility{All: true}, id, restrictions.Unavailability,
+				restrictions.Draft{Start: now, End: &end, Reason: "maintenance"}); err != nil {
+				t.Fatal(err)
+			}
+			e.h.Do("GET", "/v1/pools/nord/state", e.acme, nil).Expect(t, 200, "").JSON(t, &st)
+			if st.PoolStatus != (id == "b-1") || st.FCRPoolStatus != (id == "b-1") || st.Members[1].Available != (id == "b-1") ||
+				st.PowerActualAC != 1.5 {
+				t.Fatalf("after an unavailability of %s: %+v", id, st)
+			}
+		}
+		// 5 s after the unavailability (and bess-2's snapshot) ended,
+		// bess-1's snapshot is stale and FCR is at risk.
+		now = end
+		if err := b.Telemetry().SaveLatest(ctx, []telemetry.Snapshot{{AssetID: "bess-2", Measurements: telemetry.Measurements{
+			Timestamp: now, AssetStatus: 1, BatteryPowerActualAC: -1}}}); err != nil {
+			t.Fatal(err)
+		}
 		e.h.Clock.Set(now.Add(staleAfter))
 		e.h.Do("GET", "/v1/pools/nord/state", e.acme, nil).Expect(t, 200, "").JSON(t, &st)
 		if st.PoolStatus || st.FCRPoolStatus || st.AFRRPoolStatus || st.PowerActualAC != -1 || st.FCRCurrentReservationPos != 6 ||
-			st.Members[0].Fresh || !st.Members[1].Fresh {
+			st.Members[0].Fresh || !st.Members[1].Fresh || !st.Members[1].Available {
 			t.Fatalf("stale %+v", st)
 		}
 	})
