@@ -45,6 +45,8 @@ import (
 	"atcp/internal/markets/fcr/fcrhttp"
 	"atcp/internal/markets/replay"
 	"atcp/internal/markets/simulation"
+	"atcp/internal/pools"
+	"atcp/internal/pools/poolshttp"
 	"atcp/internal/portfolio"
 	"atcp/internal/portfolio/portfoliohttp"
 	"atcp/internal/restrictions"
@@ -86,6 +88,7 @@ type App struct {
 	Dispatch     *dispatch.Service
 	State        *assetstate.Service
 	Alarms       *alarms.Service
+	Pools        *pools.Service
 	// Faults assembles fault evidence, drafts fault messages, declares
 	// faults and reads incidents; incidents opens the incidents of paging
 	// alarms on production-critical assets.
@@ -192,6 +195,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 		StaleAfter: staleAfter,
 	})
 	a.Alarms = alarms.NewService(a.Store.Alarms(), a.Assets, a.Clock)
+	a.Pools = pools.NewService(pools.Deps{
+		Store: a.Store.Pools(), Assets: a.Assets, Organizations: a.Store.Directory(), Latest: a.Store.Telemetry(),
+		Reservations: a.Store.Bids(), Restrictions: a.Store.Restrictions(), Clock: a.Clock, StaleAfter: staleAfter,
+	})
 	a.logImmediateEvents()
 	jobs := append(a.Market.Jobs(), a.retentionJobs()...)
 	delivery, err := a.eventDelivery()
@@ -248,6 +255,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	alarmshttp.Register(a.Server, a.Alarms)
 	faulthttp.Register(a.Server, a.Faults)
 	portfoliohttp.Register(a.Server, a.Portfolio)
+	poolshttp.Register(a.Server, a.Pools)
 	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
 	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log, Credentials: a.Credentials})
 	alarmstream.Register(a.Server, a.AlarmStream)

@@ -108,6 +108,9 @@ const (
 	// Each restriction kind has an interval starting here on A.
 	fuzzLimitStart = "2026-02-02T10:00:00Z"
 	fuzzRedirect   = "http://127.0.0.1:53682/callback"
+	// The fixtures' organisation has this pool of A and B; its operations
+	// are valid for the member, whose organisation is the default.
+	fuzzPool = "fuzz-pool"
 )
 
 // fuzzNow is the platform time throughout: the clock runs a million times
@@ -397,6 +400,8 @@ func (s *fuzzServer) pathValue(path, name string, n uint8) (string, bool) {
 		return strconv.FormatInt(s.contact, 10), true
 	case "fault_id":
 		return s.fault, true
+	case "pool_id":
+		return fuzzPool, true
 	case "alarm_key":
 		return fuzzAssets[n] + ":" + alarms.RuleTelemetry, true
 	}
@@ -713,6 +718,7 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 	}
 	s.must(tb, "POST", a+"/contacts", admin, `{"name":"Leitwarte","email":"leitwarte@fuzz.example","is_emergency":true}`, &contact)
 	s.contact = contact.ContactID
+	s.must(tb, "POST", "/v1/pools?organization_id="+fuzzOrg, admin, `{"pool_id":"`+fuzzPool+`","list_asset_ids":["`+fuzzAssetA+`","`+fuzzAssetB+`"]}`, nil)
 
 	// Integration 0 has two secrets (the most it may have), so that one
 	// can be deleted; integration 1 has one, so that one can be added.
@@ -837,6 +843,10 @@ var fuzzExamples = map[string]struct {
 	"disable-immediate-dispatch": {0, ""},
 	"put-scheduled-dispatch": {0, `{"schedules":[{"delivery_time":"2026-02-01T08:00:00Z","bess_power_mw":3},
 		{"delivery_time":"2026-02-01T08:15:00Z","bess_power_mw":-2,"control_mode":"bess_only"}]}`},
+
+	"create-pool":  {variantMember, `{"pool_id":"fuzz-new","list_asset_ids":["fuzz-c"],"allow_internal_collateralisation":true}`},
+	"replace-pool": {variantMember, `{"list_asset_ids":["fuzz-b","fuzz-c"],"allow_internal_collateralisation":true}`},
+	"delete-pool":  {variantMember, ""},
 
 	"inject-simulator-fault": {0, `{"kind":"communication_loss","duration_seconds":600}`},
 	"clear-simulator-fault":  {0, ""},

@@ -22,6 +22,7 @@ import (
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
+	"atcp/internal/pools"
 	"atcp/internal/portfolio"
 	"atcp/internal/restrictions"
 	"atcp/internal/segmentation"
@@ -61,6 +62,7 @@ type Backend interface {
 	Faults() fault.Store
 	Settlements() settlement.Store
 	CoverSteps() portfolio.Store
+	Pools() pools.Store
 }
 
 var (

@@ -187,6 +187,9 @@ func (s assetStore) Update(ctx context.Context, v auth.Visibility, id string, ch
 		if _, err := tx.Exec(ctx, assetUpdate, append([]any{id}, assetValues(next)...)...); err != nil {
 			return err
 		}
+		if err := leavePoolIfOffboarded(ctx, tx, next); err != nil {
+			return err
+		}
 		out = next
 		return notifyAssetChanged(ctx, tx, id)
 	})
@@ -211,6 +214,23 @@ func (s assetStore) Delete(ctx context.Context, v auth.Visibility, id string, at
 		if _, err = tx.Exec(ctx, `DELETE FROM asset_contacts WHERE asset_id = $1`, id); err != nil {
 			return sqlutil.Wrapped("delete contacts", err)
 		}
+		// So does its pool membership (docs/pools.md): a pool never
+		// blocks a deletion. The pool's row is not locked: pool writes
+		// lock it before the assets.
+		if _, err = tx.Exec(ctx, `DELETE FROM pool_members WHERE asset_id = $1`, id); err != nil {
+			return sqlutil.Wrapped("leave pool", err)
+		}
 		return notifyAssetChanged(ctx, tx, id)
 	})
+}
+
+// leavePoolIfOffboarded removes an asset updated to offboarded from its
+// pool in the update's transaction (docs/pools.md): an offboarded asset
+// is in no pool.
+func leavePoolIfOffboarded(ctx context.Context, tx pgx.Tx, a assets.Asset) error {
+	if a.OperationalStatus != assets.Offboarded {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `DELETE FROM pool_members WHERE asset_id = $1`, a.ID)
+	return sqlutil.Wrapped("leave pool", err)
 }

@@ -192,7 +192,7 @@ func (s *assetStore) Update(ctx context.Context, v auth.Visibility, id string, c
 			return err
 		}
 		out = next
-		return nil
+		return leavePoolIfOffboarded(ctx, tx, next)
 	})
 	return out, err
 }
@@ -215,7 +215,23 @@ func (s *assetStore) Delete(ctx context.Context, v auth.Visibility, id string, a
 		}
 		// The contact directory goes with the asset: nobody is to be told
 		// about an asset that no longer exists.
-		_, err = tx.ExecContext(ctx, `DELETE FROM asset_contacts WHERE asset_id = ?`, id)
-		return sqlutil.Wrapped("delete contacts", err)
+		if _, err = tx.ExecContext(ctx, `DELETE FROM asset_contacts WHERE asset_id = ?`, id); err != nil {
+			return sqlutil.Wrapped("delete contacts", err)
+		}
+		// So does its pool membership (docs/pools.md): a pool never
+		// blocks a deletion.
+		_, err = tx.ExecContext(ctx, `DELETE FROM pool_members WHERE asset_id = ?`, id)
+		return sqlutil.Wrapped("leave pool", err)
 	})
+}
+
+// leavePoolIfOffboarded removes an asset updated to offboarded from its
+// pool in the update's transaction (docs/pools.md): an offboarded asset
+// is in no pool.
+func leavePoolIfOffboarded(ctx context.Context, tx *sql.Tx, a assets.Asset) error {
+	if a.OperationalStatus != assets.Offboarded {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM pool_members WHERE asset_id = ?`, a.ID)
+	return sqlutil.Wrapped("leave pool", err)
 }
