@@ -373,10 +373,11 @@ func TestAwardCreatesItsEnergyBids(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A quarter-hour of the first block after its first with a modelled
-	// negative activation: the holder's bid at -15000 EUR/MWh is in merit.
+	// A quarter-hour of the first block with a modelled negative
+	// activation, whose closure comes after the block's first quarter-hour
+	// was delivered: the holder's bid at -15000 EUR/MWh is in merit.
 	var qh replay.QuarterHourClearing
-	for p := at(block1[0]).Add(calendar.PeriodLength); p.Before(at(block1[1])); p = p.Add(calendar.PeriodLength) {
+	for p := at(block1[0]).Add(3 * calendar.PeriodLength); p.Before(at(block1[1])); p = p.Add(calendar.PeriodLength) {
 		c, err := data.ClearQuarterHour(p)
 		if err != nil {
 			t.Fatal(err)
