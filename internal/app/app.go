@@ -207,6 +207,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	}
 	jobs = append(jobs, delivery)
 	jobs = append(jobs, a.settlementJobs()...)
+	coverJobs, err := a.portfolioJobs(staleAfter)
+	if err != nil {
+		return nil, err
+	}
+	jobs = append(jobs, coverJobs...)
 	a.faultHandling(cfg)
 	if cfg.Simulate {
 		if a.Control, err = a.controlLoop(data); err != nil {
@@ -254,7 +259,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	simulatedhttp.Register(a.Server, simulated.NewFaultService(a.Store.SimulatorFaults(), a.Assets, a.Clock, cfg.Simulate))
 	alarmshttp.Register(a.Server, a.Alarms)
 	faulthttp.Register(a.Server, a.Faults)
-	portfoliohttp.Register(a.Server, a.Portfolio)
+	portfoliohttp.Register(a.Server, a.Portfolio, a.Pools)
 	poolshttp.Register(a.Server, a.Pools)
 	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
 	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log, Credentials: a.Credentials})

@@ -17,8 +17,9 @@ type Pool struct {
 	// AssetIDs are the members in the order the customer gave them; each
 	// is a physical asset of OrganizationID and in no other pool.
 	AssetIDs []string
-	// AllowInternalCollateralisation lets the platform cover one member's
-	// obligation by dispatching another member.
+	// AllowInternalCollateralisation lets members cover each other's FCR
+	// obligation (collateralisation); aFRR cover needs only the members'
+	// backup configuration (docs/portfolio.md).
 	AllowInternalCollateralisation bool
 
 	CreatedAt, UpdatedAt time.Time // platform clock

@@ -82,3 +82,14 @@ func (s *Service) AssetCovers(ctx context.Context, p *auth.Principal, assetID st
 	return s.store.List(ctx, p.Visibility(), Filter{OrganizationID: a.OrganizationID, AssetID: a.PhysicalID(),
 		Start: w.Start, End: w.End, Limit: w.Limit})
 }
+
+// PoolCovers returns the steps of the organisation's pool overlapping the
+// window; the caller resolved the pool (pools.Service: 404 when not
+// visible).
+func (s *Service) PoolCovers(ctx context.Context, p *auth.Principal, org, poolID string, w Window) ([]Step, error) {
+	w, err := w.resolve(s.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	return s.store.List(ctx, p.Visibility(), Filter{OrganizationID: org, PoolID: poolID, Start: w.Start, End: w.End, Limit: w.Limit})
+}

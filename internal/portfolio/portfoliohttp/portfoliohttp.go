@@ -11,7 +11,9 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"atcp/internal/auth"
+	"atcp/internal/errs"
 	"atcp/internal/httpapi"
+	"atcp/internal/pools"
 	"atcp/internal/portfolio"
 )
 
@@ -69,6 +71,20 @@ func (in assetInput) window() portfolio.Window {
 	return portfolio.Window{Start: in.StartTime, End: in.EndTime, Limit: in.Limit}
 }
 
+type poolInput struct {
+	PoolID         string    `path:"pool_id" doc:"The pool id."`
+	OrganizationID string    `query:"organization_id" doc:"Honoured for platform administrators only; default: the caller's organisation."`
+	StartTime      time.Time `query:"start_time" doc:"Overlap filter: steps ending strictly after it. Default: 24 hours before end_time."`
+	EndTime        time.Time `query:"end_time" doc:"Overlap filter: steps starting strictly before it. Default: now. The window spans at most 31 days."`
+	Limit          int       `query:"limit" minimum:"1" maximum:"1000" default:"100"`
+}
+
+// Pools resolves the pool a request names (pools.Service).
+type Pools interface {
+	Target(ctx context.Context, p *auth.Principal, named string) (pools.Target, error)
+	Get(ctx context.Context, t pools.Target, id string) (pools.Pool, error)
+}
+
 type listOutput struct{ Body CoverList }
 
 func list(steps []portfolio.Step) *listOutput {
@@ -80,7 +96,7 @@ func list(steps []portfolio.Step) *listOutput {
 }
 
 // Register adds the cover endpoints to s.
-func Register(s *httpapi.Server, svc *portfolio.Service) {
+func Register(s *httpapi.Server, svc *portfolio.Service, pl Pools) {
 	tags := []string{s.Tag("Pool covers",
 		"Backup-market dispatch across pool members: when a battery cannot deliver an awarded obligation, other members of its pool cover it, cheapest backup price first; the rest is a shortfall.")}
 	httpapi.Register(s, huma.Operation{
@@ -93,6 +109,32 @@ func Register(s *httpapi.Server, svc *portfolio.Service) {
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.MarketRead), func(ctx context.Context, in *assetInput) (*listOutput, error) {
 		steps, err := svc.AssetCovers(ctx, httpapi.Principal(ctx), in.AssetID, in.window())
+		if err != nil {
+			return nil, err
+		}
+		return list(steps), nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "list-pool-covers", Method: http.MethodGet, Path: "/v1/pools/{pool_id}/covers", Tags: tags,
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleList),
+		Summary:   "List the cover steps of a pool (beta)",
+		Description: "Beta, like every pool endpoint. The steps of the pool's members overlapping [start_time, end_time): who could not " +
+			"deliver which obligation, who covered it at which backup price, what stayed uncovered. 422 for a window that is empty " +
+			"or longer than 31 days, or organization_not_accessible; 404 when the organisation has no such pool.",
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, httpapi.Scopes(auth.PoolRead), func(ctx context.Context, in *poolInput) (*listOutput, error) {
+		p := httpapi.Principal(ctx)
+		t, err := pl.Target(ctx, p, in.OrganizationID)
+		if err != nil {
+			return nil, errs.Within("query.", err)
+		}
+		pool, err := pl.Get(ctx, t, in.PoolID)
+		if err != nil {
+			return nil, err
+		}
+		steps, err := svc.PoolCovers(ctx, p, pool.OrganizationID, pool.ID,
+			portfolio.Window{Start: in.StartTime, End: in.EndTime, Limit: in.Limit})
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,8 @@ import (
 	"atcp/internal/assets/assetshttp"
 	"atcp/internal/auth"
 	"atcp/internal/identity"
+	"atcp/internal/pools"
+	"atcp/internal/pools/poolshttp"
 	"atcp/internal/portfolio"
 	"atcp/internal/portfolio/portfoliohttp"
 	"atcp/internal/store"
@@ -30,7 +32,10 @@ func TestAssetCovers(t *testing.T) {
 		}
 		registry := assets.NewService(b.Assets(), h.Clock)
 		assetshttp.Register(h.Server, registry)
-		portfoliohttp.Register(h.Server, portfolio.NewService(b.CoverSteps(), registry, h.Clock))
+		pl := pools.NewService(pools.Deps{Store: b.Pools(), Assets: registry, Organizations: b.Directory(), Latest: b.Telemetry(),
+			Reservations: b.Bids(), Restrictions: b.Restrictions(), Clock: h.Clock})
+		poolshttp.Register(h.Server, pl)
+		portfoliohttp.Register(h.Server, portfolio.NewService(b.CoverSteps(), registry, h.Clock), pl)
 		admin := h.AdminToken()
 		for _, a := range []struct{ id, org string }{{"bess-1", "acme"}, {"bess-2", "acme"}, {"bess-3", "acme"}, {"b-1", "beta"}} {
 			h.Do("POST", "/v1/assets", admin, map[string]any{"asset_id": a.id, "asset_name": a.id, "asset_type": "standalone",
@@ -94,5 +99,22 @@ func TestAssetCovers(t *testing.T) {
 		h.Do("GET", "/v1/assets/bess-1/covers?start_time="+at(-32*24*time.Hour), acme, nil).Expect(t, 422, "validation_failed")
 		h.Do("GET", "/v1/assets/bess-1/covers?limit=1001", acme, nil).Expect(t, 422, "")
 		h.Do("GET", "/v1/assets/bess-1/covers?start_time=yesterday", acme, nil).Expect(t, 422, "")
+
+		// A pool's steps.
+		poolAdmin := h.TokenFor("acme", auth.PoolRead, auth.PoolWrite)
+		h.Do("POST", "/v1/pools", poolAdmin, map[string]any{"pool_id": "north", "list_asset_ids": []string{"bess-1", "bess-2"}}).Expect(t, 201, "")
+		h.Do("GET", "/v1/pools/north/covers", poolAdmin, nil).Expect(t, 200, "").JSON(t, &got)
+		if len(got.Covers) != 2 || got.Covers[1].FailingAssetID != "bess-1" || *got.Covers[1].CoveringAssetID != "bess-2" {
+			t.Fatalf("the pool's covers: %+v", got.Covers)
+		}
+		h.Do("GET", "/v1/pools/north/covers?organization_id=acme", admin, nil).Expect(t, 200, "").JSON(t, &got)
+		if len(got.Covers) != 2 {
+			t.Fatalf("the pool's covers read by a platform administrator: %+v", got.Covers)
+		}
+		h.Do("GET", "/v1/pools/north/covers", h.TokenFor("beta", auth.PoolRead), nil).Expect(t, 404, "not_found")
+		h.Do("GET", "/v1/pools/south/covers", poolAdmin, nil).Expect(t, 404, "not_found")
+		h.Do("GET", "/v1/pools/north/covers", acme, nil).Expect(t, 403, "insufficient_scope")
+		h.Do("GET", "/v1/pools/north/covers?organization_id=beta", poolAdmin, nil).Expect(t, 422, "organization_not_accessible")
+		h.Do("GET", "/v1/pools/north/covers?limit=0", poolAdmin, nil).Expect(t, 422, "")
 	})
 }
