@@ -272,16 +272,55 @@ func (p *Planner) conditions(ctx context.Context, t time.Time, ids []string, byI
 	if err != nil {
 		return nil, fmt.Errorf("portfolio: latest measurements: %w", err)
 	}
+	explained, err := p.restrictedWhenMeasured(ctx, snaps)
+	if err != nil {
+		return nil, err
+	}
 	for _, s := range snaps {
 		c, ok := out[s.AssetID]
 		if !ok {
 			continue
 		}
 		m := s.Measurements
-		c.Offline = m.AssetStatus == 0 || t.Sub(m.Timestamp) > p.o.StaleAfter
+		c.Offline = t.Sub(m.Timestamp) > p.o.StaleAfter || m.AssetStatus == 0 && !explained[s.AssetID]
 		discharge, charge := m.AvailableDischargeEnergy, m.AvailableChargeEnergy
 		c.DischargeEnergyMWh, c.ChargeEnergyMWh = &discharge, &charge
 		out[s.AssetID] = c
+	}
+	return out, nil
+}
+
+// restrictedWhenMeasured names the assets whose latest snapshot reports
+// asset_status 0 while a full restriction set through the API was in
+// force at the snapshot's instant: the status is then the restriction's
+// (the battery is told it is unavailable), which the restrictions in force
+// now already decide, and not the adapter's. Without this, a snapshot
+// taken a second before a restriction ended would keep the asset failing
+// until the next run. The snapshots of one control-loop second share
+// their instant, so this is one read per instant.
+func (p *Planner) restrictedWhenMeasured(ctx context.Context, snaps []telemetry.Snapshot) (map[string]bool, error) {
+	out := map[string]bool{}
+	read := map[time.Time]map[string]bool{}
+	for _, s := range snaps {
+		if s.Measurements.AssetStatus != 0 {
+			continue
+		}
+		at := s.Measurements.Timestamp
+		full, ok := read[at]
+		if !ok {
+			active, err := p.o.Restrictions.ActiveAt(ctx, at)
+			if err != nil {
+				return nil, fmt.Errorf("portfolio: restrictions: %w", err)
+			}
+			full = map[string]bool{}
+			for _, iv := range active {
+				if iv.ActiveAt(at) && iv.Full() {
+					full[iv.AssetID] = true
+				}
+			}
+			read[at] = full
+		}
+		out[s.AssetID] = full[s.AssetID]
 	}
 	return out, nil
 }

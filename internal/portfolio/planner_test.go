@@ -194,10 +194,14 @@ acme/p1 neg a1<-"a2" 4/10 @45.5 default 10m0s-12m0s
 acme/p1 neg a1<-"a2" 7/10 @45.5 default 12m0s-15m0s
 beta/ pos b1<-"" 5/5 @- 12m0s-15m0s`)
 
-	// The next quarter-hour starts afresh: a1 is back; b1 reports
-	// asset_status 1 again, but its newest snapshot is 10 s old.
-	w.active, w.store.steps = nil, nil
-	w.latest["a1"], w.latest["a2"] = healthy(at(15*time.Minute)), healthy(at(15*time.Minute))
+	// The next quarter-hour starts afresh: a1's unavailability has ended,
+	// though its newest snapshot, a second old, still has the asset_status
+	// 0 the unavailability gave it; b1 reports asset_status 1 again, but
+	// its newest snapshot is 10 s old.
+	end := at(15 * time.Minute)
+	w.active, w.store.steps = []restrictions.Interval{{Kind: restrictions.Unavailability, AssetID: "a1", Start: at(7 * time.Minute), End: &end}}, nil
+	w.latest["a1"] = telemetry.Measurements{Timestamp: end.Add(-time.Second), AvailableChargeEnergy: 10, AvailableDischargeEnergy: 10}
+	w.latest["a2"] = healthy(end)
 	w.latest["b1"] = telemetry.Measurements{Timestamp: at(15*time.Minute - 10*time.Second), AssetStatus: 1, AvailableChargeEnergy: 10, AvailableDischargeEnergy: 10}
 	if err := p.Run(context.Background(), at(15*time.Minute)); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,141 @@
+package app_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"atcp/internal/app"
+	"atcp/internal/auth"
+	"atcp/internal/markets/calendar"
+	"atcp/internal/settlement"
+)
+
+// TestPoolCoverOnTheRunningServer: two batteries in one pool; pool-a wins
+// 10 MW of negative aFRR for the first block of 2026-02-02 and is made
+// unavailable from 00:30 to 01:30 CET; pool-b covers it at its backup
+// price. The cover steps show both, the control loop reserves the cover
+// on pool-b, and the settlement figures carry pool-a's backup fee and
+// pool-b's backup revenue, equal.
+func TestPoolCoverOnTheRunningServer(t *testing.T) {
+	for name, dbURL := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			cfg := testConfig(t, dbURL(t), t.TempDir())
+			cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
+			start := time.Date(2026, 2, 1, 6, 50, 0, 0, time.UTC) // 07:50 CET, before the aFRR deadline
+			cfg.ClockStart, cfg.ClockSpeed = &start, 1800
+			a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := serve(t, a)
+			c := apiClient{t: t, base: base, token: fetchToken(t, base)}
+			for _, id := range []string{"pool-a", "pool-b"} {
+				c.do(http.MethodPost, "/v1/assets", `{"asset_id":"`+id+`","asset_name":"`+id+`","asset_type":"standalone",
+					"location":"Cottbus","organisation_id":"demo","usable_power_capacity_mw":10,"usable_energy_capacity_mwh":20,
+					"afrr_prequalified_capacity_neg_mw":10,"afrr_enabled":true,"control_enabled":true,
+					"asset_operational_status":"live"}`, http.StatusCreated, nil)
+			}
+			c.do(http.MethodPost, "/v1/pools?organization_id=demo", `{"pool_id":"north","list_asset_ids":["pool-a","pool-b"]}`, http.StatusCreated, nil)
+			c.do(http.MethodPut, "/v1/assets/pool-b/backup_markets/afrr/default", `{"product":"neg","default_price":"45.50"}`,
+				http.StatusOK, nil)
+			// In merit whenever negative aFRR is activated.
+			c.do(http.MethodPost, "/v1/assets/pool-a/markets/afrr/capacity/bids", `{"bids":[{"product":"neg",
+				"start_time":"2026-02-01T23:00:00Z","end_time":"2026-02-02T03:00:00Z","capacity_price_eur_per_mw":"1.00",
+				"energy_price_eur_per_mwh":-15000,"offered_power_mw":10}]}`, http.StatusCreated, nil)
+			c.do(http.MethodPost, "/v1/assets/pool-a/unavailability", `{"start_time":"2026-02-01T23:30:00Z",
+				"end_time":"2026-02-02T00:30:00Z","reason":"maintenance","reason_description":"inverter swap"}`, http.StatusCreated, nil)
+
+			delivered := time.Date(2026, 2, 2, 1, 0, 0, 0, time.UTC)
+			eventually(t, 90*time.Second, "the block's first two hours are delivered and settled", func() bool {
+				return a.Clock.Now().After(delivered.Add(15 * time.Minute))
+			})
+
+			var covers struct {
+				Covers []struct {
+					Failing  string    `json:"failing_asset_id"`
+					Covering *string   `json:"covering_asset_id"`
+					Product  string    `json:"product"`
+					MW       float64   `json:"mw"`
+					Price    *string   `json:"price"`
+					Start    time.Time `json:"start_time"`
+					End      time.Time `json:"end_time"`
+				} `json:"covers"`
+			}
+			c.do(http.MethodGet, "/v1/pools/north/covers?organization_id=demo&start_time=2026-02-01T23:00:00Z&end_time=2026-02-02T01:00:00Z", "",
+				http.StatusOK, &covers)
+			var covered time.Duration
+			for _, s := range covers.Covers {
+				if s.Failing != "pool-a" || s.Covering == nil || *s.Covering != "pool-b" || s.Product != "neg" || s.MW != 10 ||
+					s.Price == nil || *s.Price != "45.50" {
+					t.Fatalf("cover step %+v", s)
+				}
+				covered += s.End.Sub(s.Start)
+			}
+			if covered != time.Hour || covers.Covers[0].Start.Format(time.RFC3339) != "2026-02-01T23:30:00Z" {
+				t.Fatalf("covered %s: %+v", covered, covers.Covers)
+			}
+
+			// The control loop held the cover on pool-b: its aFRR reservation
+			// (afrr_lower_limit) while covering, none before.
+			reserved := func(from time.Time) float64 {
+				var h map[string][]struct {
+					Value float64 `json:"value"`
+				}
+				c.do(http.MethodGet, "/v1/assets/pool-b/state/history?point_names=afrr_lower_limit&start_time="+
+					from.Format(time.RFC3339)+"&end_time="+from.Add(time.Minute).Format(time.RFC3339), "", http.StatusOK, &h)
+				p := h["afrr_lower_limit"]
+				if len(p) == 0 {
+					t.Fatalf("no afrr_lower_limit of pool-b from %s", from)
+				}
+				return p[len(p)-1].Value
+			}
+			before, during := reserved(time.Date(2026, 2, 1, 23, 20, 0, 0, time.UTC)), reserved(time.Date(2026, 2, 1, 23, 50, 0, 0, time.UTC))
+			if before != 0 || during == 0 {
+				t.Fatalf("pool-b's aFRR reservation: %v before the cover, %v during", before, during)
+			}
+
+			// Settlement: pool-a pays for the energy pool-b delivered on its
+			// behalf what pool-b earns, at 45.50 EUR/MWh.
+			var blocks []settlement.Block
+			eventually(t, 30*time.Second, "the covered quarter-hours are settled", func() bool {
+				blocks, err = a.Store.Settlements().Blocks(context.Background(), auth.Visibility{All: true}, "demo",
+					[]string{"pool-a", "pool-b"}, calendar.Interval{Start: time.Date(2026, 2, 1, 23, 30, 0, 0, time.UTC),
+						End: time.Date(2026, 2, 2, 0, 30, 0, 0, time.UTC)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				n := map[string]int{}
+				for _, b := range blocks {
+					n[b.AssetID]++
+				}
+				return n["pool-a"] == 4 && n["pool-b"] == 4
+			})
+			fee, revenue, capacity := decimal.Zero, decimal.Zero, decimal.Zero
+			for _, b := range blocks {
+				switch b.AssetID {
+				case "pool-a":
+					fee = fee.Add(b.Figure(settlement.AFRRENeg).BackupFee)
+					capacity = capacity.Add(b.Figure(settlement.AFRRCNeg4h).Revenue)
+					if p := b.Figure(settlement.AFRRCNeg4h).Penalty; !p.IsZero() {
+						t.Fatalf("pool-a penalised %s at %s though covered", p, b.Start)
+					}
+				case "pool-b":
+					revenue = revenue.Add(b.Figure(settlement.AFRRENegBackup).Revenue)
+				}
+			}
+			t.Logf("pool-a: backup fee %s EUR, capacity revenue %s EUR; pool-b: backup revenue %s EUR, reservation %v MW while covering",
+				fee, capacity, revenue, during)
+			// The replayed hour activates negative aFRR: the cover delivered
+			// energy.
+			if !fee.IsPositive() || !fee.Equal(revenue) || !capacity.Equal(decimal.RequireFromString("10.00")) {
+				t.Fatalf("pool-a: backup fee %s, capacity revenue %s; pool-b: backup revenue %s", fee, capacity, revenue)
+			}
+		})
+	}
+}
