@@ -66,7 +66,7 @@ func TestFiguresAgreeWithTheMarketResults(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	market := simulation.New(b.Bids(), data, afrr.NewBackupService(b.BackupMarket(), as, clk))
+	market := simulation.New(b.Bids(), data)
 	for _, step := range []struct {
 		job  func(context.Context, time.Time) error
 		when time.Time
