@@ -60,23 +60,26 @@ func toStep(s portfolio.Step) CoverStep {
 	return out
 }
 
-type assetInput struct {
-	AssetID   string    `path:"asset_id" doc:"The asset id; a virtual asset reads its battery's steps."`
+// WindowQuery is the window and page size of a cover read.
+type WindowQuery struct {
 	StartTime time.Time `query:"start_time" doc:"Overlap filter: steps ending strictly after it. Default: 24 hours before end_time."`
 	EndTime   time.Time `query:"end_time" doc:"Overlap filter: steps starting strictly before it. Default: now. The window spans at most 31 days."`
 	Limit     int       `query:"limit" minimum:"1" maximum:"1000" default:"100"`
 }
 
-func (in assetInput) window() portfolio.Window {
-	return portfolio.Window{Start: in.StartTime, End: in.EndTime, Limit: in.Limit}
+func (q WindowQuery) window() portfolio.Window {
+	return portfolio.Window{Start: q.StartTime, End: q.EndTime, Limit: q.Limit}
+}
+
+type assetInput struct {
+	AssetID string `path:"asset_id" doc:"The asset id; a virtual asset reads its battery's steps."`
+	WindowQuery
 }
 
 type poolInput struct {
-	PoolID         string    `path:"pool_id" doc:"The pool id."`
-	OrganizationID string    `query:"organization_id" doc:"Honoured for platform administrators only; default: the caller's organisation."`
-	StartTime      time.Time `query:"start_time" doc:"Overlap filter: steps ending strictly after it. Default: 24 hours before end_time."`
-	EndTime        time.Time `query:"end_time" doc:"Overlap filter: steps starting strictly before it. Default: now. The window spans at most 31 days."`
-	Limit          int       `query:"limit" minimum:"1" maximum:"1000" default:"100"`
+	PoolID         string `path:"pool_id" doc:"The pool id."`
+	OrganizationID string `query:"organization_id" doc:"Honoured for platform administrators only; default: the caller's organisation."`
+	WindowQuery
 }
 
 // Pools resolves the pool a request names (pools.Service).
@@ -133,8 +136,7 @@ func Register(s *httpapi.Server, svc *portfolio.Service, pl Pools) {
 		if err != nil {
 			return nil, err
 		}
-		steps, err := svc.PoolCovers(ctx, p, pool.OrganizationID, pool.ID,
-			portfolio.Window{Start: in.StartTime, End: in.EndTime, Limit: in.Limit})
+		steps, err := svc.PoolCovers(ctx, p, pool.OrganizationID, pool.ID, in.window())
 		if err != nil {
 			return nil, err
 		}
