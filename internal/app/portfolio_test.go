@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -83,22 +84,41 @@ func TestPoolCoverOnTheRunningServer(t *testing.T) {
 
 			// The control loop held the cover on pool-b: its aFRR reservation
 			// (afrr_lower_limit) while covering, none before.
-			reserved := func(from time.Time) float64 {
-				var h map[string][]struct {
-					Value float64 `json:"value"`
+			// The history may have gaps on a loaded machine (a control loop
+			// behind the fast clock skips seconds): read it in 5-minute
+			// windows, every point of each span.
+			reserved := func(from, to time.Time) []float64 {
+				var out []float64
+				for w := from; w.Before(to); w = w.Add(5 * time.Minute) {
+					var h map[string][]struct {
+						Value float64 `json:"value"`
+					}
+					c.do(http.MethodGet, "/v1/assets/pool-b/state/history?point_names=afrr_lower_limit&start_time="+
+						w.Format(time.RFC3339)+"&end_time="+w.Add(5*time.Minute).Format(time.RFC3339), "", http.StatusOK, &h)
+					for _, p := range h["afrr_lower_limit"] {
+						out = append(out, p.Value)
+					}
 				}
-				c.do(http.MethodGet, "/v1/assets/pool-b/state/history?point_names=afrr_lower_limit&start_time="+
-					from.Format(time.RFC3339)+"&end_time="+from.Add(time.Minute).Format(time.RFC3339), "", http.StatusOK, &h)
-				p := h["afrr_lower_limit"]
-				if len(p) == 0 {
-					t.Fatalf("no afrr_lower_limit of pool-b from %s", from)
+				return out
+			}
+			coverStart := time.Date(2026, 2, 1, 23, 30, 0, 0, time.UTC)
+			// The planner records each quarter-hour's cover at its start and
+			// the loop takes it up within a second or so of platform time
+			// (docs/portfolio.md); at 1800x a real hiccup of the machine is
+			// half an hour of platform time, so most seconds, not all, must
+			// show the cover.
+			before, during := reserved(coverStart.Add(-30*time.Minute), coverStart), reserved(coverStart, coverStart.Add(time.Hour))
+			held := 0
+			for _, v := range during {
+				if v != 0 {
+					held++
 				}
-				return p[len(p)-1].Value
 			}
-			before, during := reserved(time.Date(2026, 2, 1, 23, 20, 0, 0, time.UTC)), reserved(time.Date(2026, 2, 1, 23, 50, 0, 0, time.UTC))
-			if before != 0 || during == 0 {
-				t.Fatalf("pool-b's aFRR reservation: %v before the cover, %v during", before, during)
+			if len(before) == 0 || len(during) == 0 || slices.Max(before) != 0 || slices.Min(before) != 0 || held < len(during)*9/10 {
+				t.Fatalf("pool-b's aFRR reservation: %d points before the cover (%v..%v), %d of %d during",
+					len(before), slices.Min(before), slices.Max(before), held, len(during))
 			}
+			t.Logf("pool-b held the cover in %d of %d recorded seconds", held, len(during))
 
 			// Settlement: pool-a pays for the energy pool-b delivered on its
 			// behalf what pool-b earns, at 45.50 EUR/MWh.
@@ -130,7 +150,7 @@ func TestPoolCoverOnTheRunningServer(t *testing.T) {
 				}
 			}
 			t.Logf("pool-a: backup fee %s EUR, capacity revenue %s EUR; pool-b: backup revenue %s EUR, reservation %v MW while covering",
-				fee, capacity, revenue, during)
+				fee, capacity, revenue, slices.Min(during))
 			// The replayed hour activates negative aFRR: the cover delivered
 			// energy.
 			if !fee.IsPositive() || !fee.Equal(revenue) || !capacity.Equal(decimal.RequireFromString("10.00")) {

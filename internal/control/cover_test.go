@@ -66,3 +66,21 @@ func TestCover(t *testing.T) {
 		})
 	}
 }
+
+// TestWithCoversKeepsTheAwards: the covers apply to a copy, so that the
+// next read of the covers starts from the awards as read.
+func TestWithCoversKeepsTheAwards(t *testing.T) {
+	c := awardCache{fcr: map[string]float64{"a": 4}, afrrPos: map[string]float64{}, afrrNeg: map[string]float64{"a": 10},
+		activated: map[string]float64{"a": -6}, ownNeg: map[string]float64{"a": -6}}
+	step := portfolio.Step{Assignment: portfolio.Assignment{Product: portfolio.AFRRNeg, Failing: "a", Covering: "b", MW: 10, ObligationMW: 10}}
+	covered := c.withCovers([]portfolio.Step{step})
+	if covered.afrrNeg["b"] != 10 || covered.activated["b"] != -6 || covered.afrrNeg["a"] != 0 {
+		t.Fatalf("covered: %+v", covered)
+	}
+	if c.afrrNeg["a"] != 10 || c.afrrNeg["b"] != 0 || c.activated["a"] != -6 || c.activated["b"] != 0 {
+		t.Fatalf("the awards as read changed: %+v", c)
+	}
+	if again := c.withCovers([]portfolio.Step{step}); again.afrrNeg["b"] != 10 {
+		t.Fatalf("applied twice from the awards: %+v", again)
+	}
+}

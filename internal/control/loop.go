@@ -97,6 +97,13 @@ const (
 	// read again within a quarter-hour (they change at clearing and until
 	// the schedule's gate).
 	slowRefresh = time.Minute
+	// coverRefresh is how often the pool covers in force are read again:
+	// the planner records a cover when it sees the failure, and the loop
+	// takes it up within this; in the first coverHandover of a
+	// quarter-hour, when the planner records the new quarter-hour's
+	// covers, every second.
+	coverRefresh  = 10 * time.Second
+	coverHandover = 30 * time.Second
 	// maxUnrecorded bounds the outcomes kept for a retry while the
 	// dispatch store refuses them.
 	maxUnrecorded = 100_000
@@ -179,7 +186,9 @@ type Loop struct {
 	needRestore bool
 	unrecorded  []dispatch.Outcome // outcomes a failed RecordOutcomes left to retry
 	assetsAt    time.Time
-	awards      awardCache
+	awards      awardCache // as read
+	inForce     awardCache // awards with the pool covers in force applied
+	coversAt    time.Time
 
 	tick       prometheus.Histogram
 	assetGauge prometheus.Gauge
@@ -585,13 +594,6 @@ func (l *Loop) refreshAwards(ctx context.Context, t time.Time) error {
 	if err := l.activation(ctx, period, t, &c); err != nil {
 		return err
 	}
-	steps, err := l.o.Covers.OpenAt(ctx, t)
-	if err != nil {
-		return fmt.Errorf("control: pool covers: %w", err)
-	}
-	for _, s := range steps {
-		c.cover(s)
-	}
 	next := period.Add(calendar.PeriodLength)
 	events, err := l.o.Plan.EventsBetween(ctx, next.Add(-time.Second), next)
 	if err != nil {
@@ -601,7 +603,39 @@ func (l *Loop) refreshAwards(ctx context.Context, t time.Time) error {
 		c.next[e.AssetID] = TargetOf(e).RequestedMW()
 	}
 	l.awards = c
+	return l.refreshCovers(ctx, t, true)
+}
+
+// refreshCovers reads the pool covers in force at t, at the latest
+// coverRefresh after the last read, at once when the awards changed, and
+// applies them to the awards (inForce).
+func (l *Loop) refreshCovers(ctx context.Context, t time.Time, awardsChanged bool) error {
+	every := coverRefresh
+	if t.Sub(t.Truncate(calendar.PeriodLength)) < coverHandover {
+		every = time.Second
+	}
+	if !awardsChanged && t.Sub(l.coversAt) < every {
+		return nil
+	}
+	steps, err := l.o.Covers.OpenAt(ctx, t)
+	if err != nil {
+		return fmt.Errorf("control: pool covers: %w", err)
+	}
+	l.inForce, l.coversAt = l.awards.withCovers(steps), t
 	return nil
+}
+
+// withCovers is a copy of c with the covered steps applied: the maps a
+// cover changes are cloned, so c stays the awards as read.
+func (c awardCache) withCovers(steps []portfolio.Step) awardCache {
+	if len(steps) == 0 {
+		return c
+	}
+	c.fcr, c.afrrPos, c.afrrNeg, c.activated = maps.Clone(c.fcr), maps.Clone(c.afrrPos), maps.Clone(c.afrrNeg), maps.Clone(c.activated)
+	for _, s := range steps {
+		c.cover(s)
+	}
+	return c
 }
 
 // activation sums, per battery, the aFRR energy its forwarded energy
@@ -726,6 +760,9 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 	if err := l.refreshAwards(ctx, t); err != nil {
 		return nil, err
 	}
+	if err := l.refreshCovers(ctx, t, false); err != nil {
+		return nil, err
+	}
 	if calendar.AlignedToPeriod(t) {
 		for _, u := range l.units {
 			u.target = Target{}
@@ -749,11 +786,11 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 			RatedMW:           u.ratedMW,
 			GridConnectionMW:  u.gridMW,
 			Target:            u.target,
-			NextMW:            l.awards.next[id],
-			FCRReservedMW:     l.awards.fcr[id],
-			AFRRReservedPosMW: l.awards.afrrPos[id],
-			AFRRReservedNegMW: l.awards.afrrNeg[id],
-			AFRRSetpointMW:    AFRRSetpoint(l.awards.activated[id], l.awards.afrrPos[id], l.awards.afrrNeg[id], t),
+			NextMW:            l.inForce.next[id],
+			FCRReservedMW:     l.inForce.fcr[id],
+			AFRRReservedPosMW: l.inForce.afrrPos[id],
+			AFRRReservedNegMW: l.inForce.afrrNeg[id],
+			AFRRSetpointMW:    AFRRSetpoint(l.inForce.activated[id], l.inForce.afrrPos[id], l.inForce.afrrNeg[id], t),
 			FCRBuffer:         l.o.FCRBuffer,
 		}
 		in.EnergyKnown, in.AvailableDischargeMWh, in.AvailableChargeMWh = u.energyKnown, u.energy[0], u.energy[1]
