@@ -135,8 +135,8 @@ func (s *BackupService) PutDefault(ctx context.Context, v auth.Visibility, asset
 // Offers resolves the asset's backup offer for every quarter-hour of w
 // (quarter-hour aligned) in direction p, for the clearing worker.
 func (s *BackupService) Offers(ctx context.Context, v auth.Visibility, assetID string, p Product, w calendar.Interval) ([]Offer, error) {
-	if p != Pos && p != Neg {
-		return nil, errs.Invalidf("product", p, "must be pos or neg")
+	if p != Pos && p != Neg && p != NA {
+		return nil, errs.Invalidf("product", p, "must be pos, neg or na")
 	}
 	if !calendar.AlignedToPeriod(w.Start) || !calendar.AlignedToPeriod(w.End) || !w.End.After(w.Start) {
 		return nil, errs.Invalidf("window", w, "must be a non-empty window of whole quarter-hours")

@@ -491,6 +491,13 @@ func TestDefaultPickUp(t *testing.T) {
 			calendar.Interval{Start: testkit.Start, End: testkit.Start.Add(time.Hour)}); err == nil {
 			t.Fatal("beta resolved acme's offers")
 		}
+		// na, the FCR cover offer, resolves alike and apart from neg.
+		e.h.Do("PUT", defaultPath, e.acme, map[string]any{"product": "na", "default_price": "12.5"}).Expect(t, 200, "")
+		fcr, err := e.svc.Offers(context.Background(), auth.Visibility{All: true}, "a1", afrr.NA,
+			calendar.Interval{Start: testkit.Start.Add(5 * time.Hour), End: testkit.Start.Add(5*time.Hour + 15*time.Minute)})
+		if err != nil || len(fcr) != 1 || fcr[0].Price == nil || afrr.FormatPrice(*fcr[0].Price) != "12.50" || fcr[0].Product != afrr.NA {
+			t.Fatalf("the na offer: %+v, %v", fcr, err)
+		}
 	})
 }
 
