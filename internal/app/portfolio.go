@@ -1,30 +1,12 @@
 package app
 
 import (
-	"context"
 	"time"
 
 	"atcp/internal/markets/calendar"
-	"atcp/internal/pools"
 	"atcp/internal/portfolio"
 	"atcp/internal/worker"
 )
-
-// poolDefs gives the cover planner every organisation's pools.
-type poolDefs struct{ store pools.Store }
-
-func (p poolDefs) All(ctx context.Context) ([]portfolio.PoolDef, error) {
-	list, err := p.store.All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]portfolio.PoolDef, len(list))
-	for i, pool := range list {
-		out[i] = portfolio.PoolDef{OrganizationID: pool.OrganizationID, ID: pool.ID, AssetIDs: pool.AssetIDs,
-			Collateralisation: pool.AllowInternalCollateralisation}
-	}
-	return out, nil
-}
 
 // coverEvery is the cover planner's period: every platform minute, but
 // on a clock faster than 120x the shortest period dividing 15 minutes
@@ -44,7 +26,7 @@ func coverEvery(speed float64) time.Duration {
 // which an asset's adapter counts as offline.
 func (a *App) portfolioJobs(staleAfter time.Duration) ([]worker.Job, error) {
 	p, err := portfolio.NewPlanner(portfolio.PlannerOptions{
-		Fleet: a.Assets, Pools: poolDefs{a.Store.Pools()}, Awards: a.Store.Bids(), Restrictions: a.Store.Restrictions(),
+		Fleet: a.Assets, Pools: portfolio.PoolsOf(a.Store.Pools()), Awards: a.Store.Bids(), Restrictions: a.Store.Restrictions(),
 		Latest: a.Store.Telemetry(), Offers: a.Backup, Store: a.Store.CoverSteps(), StaleAfter: staleAfter,
 		Every: coverEvery(a.Config.ClockSpeed), Logger: a.Log,
 	})

@@ -13,6 +13,7 @@ import (
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
+	"atcp/internal/pools"
 	"atcp/internal/restrictions"
 	"atcp/internal/telemetry"
 	"atcp/internal/worker"
@@ -24,6 +25,33 @@ type PoolDef struct {
 	ID                string
 	AssetIDs          []string
 	Collateralisation bool
+}
+
+// PoolsOf gives the planner every organisation's pools from the pools
+// store.
+func PoolsOf(s interface {
+	All(ctx context.Context) ([]pools.Pool, error)
+}) Pools {
+	return poolsOf{s}
+}
+
+type poolsOf struct {
+	s interface {
+		All(ctx context.Context) ([]pools.Pool, error)
+	}
+}
+
+func (p poolsOf) All(ctx context.Context) ([]PoolDef, error) {
+	list, err := p.s.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PoolDef, len(list))
+	for i, pool := range list {
+		out[i] = PoolDef{OrganizationID: pool.OrganizationID, ID: pool.ID, AssetIDs: pool.AssetIDs,
+			Collateralisation: pool.AllowInternalCollateralisation}
+	}
+	return out, nil
 }
 
 // The planner's inputs, each another area's.

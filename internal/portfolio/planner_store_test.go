@@ -23,17 +23,76 @@ import (
 	"atcp/internal/testkit"
 )
 
-// poolStore gives the planner the pools of the pools store.
-type poolStore struct{ s pools.Store }
+// storeFleet is the planner over the stores a server uses, with the
+// services that write its inputs.
+type storeFleet struct {
+	backend store.Backend
+	clk     *clock.Manual
+	as      *assets.Service
+	rs      *restrictions.Service
+	backup  *afrr.BackupService
+}
 
-func (p poolStore) All(ctx context.Context) ([]portfolio.PoolDef, error) {
-	list, err := p.s.All(ctx)
-	var out []portfolio.PoolDef
-	for _, pool := range list {
-		out = append(out, portfolio.PoolDef{OrganizationID: pool.OrganizationID, ID: pool.ID, AssetIDs: pool.AssetIDs,
-			Collateralisation: pool.AllowInternalCollateralisation})
+func newStoreFleet(tb testing.TB, backend store.Backend, now time.Time) *storeFleet {
+	tb.Helper()
+	clk := clock.NewManual(now)
+	if err := identity.NewDirectory(backend.Directory(), clk, "http://atcp.test").EnsureOrganization(context.Background(), "acme", "Acme"); err != nil {
+		tb.Fatal(err)
 	}
-	return out, err
+	as := assets.NewService(backend.Assets(), clk)
+	return &storeFleet{backend: backend, clk: clk, as: as, rs: restrictions.NewService(backend.Restrictions(), as, clk),
+		backup: afrr.NewBackupService(backend.BackupMarket(), as, clk)}
+}
+
+// award stores a SUCCESSFUL award of mw for the 4 hours from start.
+func (f *storeFleet) award(tb testing.TB, assetID string, m bids.Market, product bids.Product, mw float64, start time.Time) {
+	tb.Helper()
+	ctx, all := context.Background(), auth.Visibility{All: true}
+	a, err := f.as.Get(ctx, all, assetID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	price := bids.EUR(10)
+	award := bids.Bid{ID: uuid.NewString(), OrganizationID: a.OrganizationID, AssetID: assetID, Market: m, Product: product, Start: start,
+		End: start.Add(4 * time.Hour), CapacityPrice: &price, OfferedMW: mw, AwardedMW: &mw, Status: bids.Successful}
+	if err := f.backend.Bids().Apply(ctx, all, a, m, award.Interval(), func(assets.Asset, []bids.Bid) (bids.Changes, error) {
+		return bids.Changes{Insert: []bids.Bid{award}}, nil
+	}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// reporting records a healthy snapshot of each asset at at.
+func (f *storeFleet) reporting(tb testing.TB, at time.Time, ids ...string) {
+	tb.Helper()
+	var snaps []telemetry.Snapshot
+	for _, id := range ids {
+		snaps = append(snaps, telemetry.Snapshot{AssetID: id, Measurements: telemetry.Measurements{Timestamp: at, AssetStatus: 1,
+			AvailableDischargeEnergy: 10, AvailableChargeEnergy: 10}})
+	}
+	rec := telemetry.NewRecorder(f.backend.Telemetry(), telemetry.RecorderOptions{})
+	if err := rec.Record(context.Background(), snaps); err != nil {
+		tb.Fatal(err)
+	}
+	if err := rec.Flush(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// planner is the planner over the stores, run once at at.
+func (f *storeFleet) planner(tb testing.TB, at time.Time) *portfolio.Planner {
+	tb.Helper()
+	p, err := portfolio.NewPlanner(portfolio.PlannerOptions{Fleet: f.as, Pools: portfolio.PoolsOf(f.backend.Pools()), Awards: f.backend.Bids(),
+		Restrictions: f.backend.Restrictions(), Latest: f.backend.Telemetry(), Offers: f.backup, Store: f.backend.CoverSteps(),
+		StaleAfter: time.Hour, Every: time.Minute})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f.clk.Set(at)
+	if err := p.Run(context.Background(), at); err != nil {
+		tb.Fatal(err)
+	}
+	return p
 }
 
 // TestPlannerOnTheStores: on both backends, a pool member unavailable
@@ -44,68 +103,28 @@ func TestPlannerOnTheStores(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, backend store.Backend) {
 		qh := time.Date(2026, 2, 2, 9, 0, 0, 0, time.UTC)
 		ctx, all := context.Background(), auth.Visibility{All: true}
-		clk := clock.NewManual(qh.Add(-2 * time.Hour))
-		if err := identity.NewDirectory(backend.Directory(), clk, "http://atcp.test").EnsureOrganization(ctx, "acme", "Acme"); err != nil {
-			t.Fatal(err)
-		}
-		as := assets.NewService(backend.Assets(), clk)
-		rs := restrictions.NewService(backend.Restrictions(), as, clk)
-		backup := afrr.NewBackupService(backend.BackupMarket(), as, clk)
-		var snaps []telemetry.Snapshot
+		f := newStoreFleet(t, backend, qh.Add(-2*time.Hour))
 		for _, id := range []string{"a", "b", "c"} {
-			if err := as.EnsureAsset(ctx, battery(id, "acme")); err != nil {
-				t.Fatal(err)
-			}
-			snaps = append(snaps, telemetry.Snapshot{AssetID: id, Measurements: telemetry.Measurements{Timestamp: qh, AssetStatus: 1,
-				AvailableDischargeEnergy: 10, AvailableChargeEnergy: 10}})
-		}
-		a, err := as.Get(ctx, all, "a")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range []bids.Market{bids.FCR, bids.AFRRCapacity} {
-			mw, product := 3.0, bids.Sym
-			if m == bids.AFRRCapacity {
-				mw, product = 5, bids.Neg
-			}
-			price := bids.EUR(10)
-			award := bids.Bid{ID: uuid.NewString(), OrganizationID: "acme", AssetID: "a", Market: m, Product: product, Start: qh,
-				End: qh.Add(4 * time.Hour), CapacityPrice: &price, OfferedMW: mw, AwardedMW: &mw, Status: bids.Successful}
-			if err := backend.Bids().Apply(ctx, all, a, m, award.Interval(), func(assets.Asset, []bids.Bid) (bids.Changes, error) {
-				return bids.Changes{Insert: []bids.Bid{award}}, nil
-			}); err != nil {
+			if err := f.as.EnsureAsset(ctx, battery(id, "acme")); err != nil {
 				t.Fatal(err)
 			}
 		}
+		f.award(t, "a", bids.FCR, bids.Sym, 3, qh)
+		f.award(t, "a", bids.AFRRCapacity, bids.Neg, 5, qh)
 		for _, d := range []struct{ asset, product, price string }{{"b", "na", "12"}, {"b", "neg", "60"}, {"c", "neg", "40"}} {
-			if _, err := backup.PutDefault(ctx, all, d.asset, afrr.DefaultRequest{Product: d.product, Price: d.price}); err != nil {
+			if _, err := f.backup.PutDefault(ctx, all, d.asset, afrr.DefaultRequest{Product: d.product, Price: d.price}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := rs.Create(ctx, all, "a", restrictions.Unavailability, restrictions.Draft{Start: qh, Reason: "maintenance"}); err != nil {
+		if _, err := f.rs.Create(ctx, all, "a", restrictions.Unavailability, restrictions.Draft{Start: qh, Reason: "maintenance"}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := backend.Pools().Create(ctx, pools.Pool{OrganizationID: "acme", ID: "north", AssetIDs: []string{"a", "b", "c"},
-			AllowInternalCollateralisation: true, CreatedAt: clk.Now(), UpdatedAt: clk.Now()}, func([]pools.Candidate) error { return nil }); err != nil {
+			AllowInternalCollateralisation: true, CreatedAt: f.clk.Now(), UpdatedAt: f.clk.Now()}, func([]pools.Candidate) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
-		rec := telemetry.NewRecorder(backend.Telemetry(), telemetry.RecorderOptions{})
-		if err := rec.Record(ctx, snaps); err != nil {
-			t.Fatal(err)
-		}
-		if err := rec.Flush(ctx); err != nil {
-			t.Fatal(err)
-		}
-		p, err := portfolio.NewPlanner(portfolio.PlannerOptions{Fleet: as, Pools: poolStore{backend.Pools()}, Awards: backend.Bids(),
-			Restrictions: backend.Restrictions(), Latest: backend.Telemetry(), Offers: backup, Store: backend.CoverSteps(),
-			StaleAfter: time.Hour, Every: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		clk.Set(qh)
-		if err := p.Run(ctx, qh); err != nil {
-			t.Fatal(err)
-		}
+		f.reporting(t, qh, "a", "b", "c")
+		f.planner(t, qh)
 		steps, err := backend.CoverSteps().OpenAt(ctx, qh)
 		if err != nil {
 			t.Fatal(err)
@@ -131,77 +150,38 @@ func BenchmarkPlanner1000AssetsSQLite(b *testing.B) {
 	qh := time.Date(2026, 2, 2, 9, 0, 0, 0, time.UTC)
 	backend := testkit.OpenSQLite(b)
 	ctx, all := context.Background(), auth.Visibility{All: true}
-	clk := clock.NewManual(qh.Add(-2 * time.Hour))
-	if err := identity.NewDirectory(backend.Directory(), clk, "http://atcp.test").EnsureOrganization(ctx, "acme", "Acme"); err != nil {
-		b.Fatal(err)
-	}
-	as := assets.NewService(backend.Assets(), clk)
-	rs := restrictions.NewService(backend.Restrictions(), as, clk)
-	backup := afrr.NewBackupService(backend.BackupMarket(), as, clk)
-	var snaps []telemetry.Snapshot
+	f := newStoreFleet(b, backend, qh.Add(-2*time.Hour))
+	var ids []string
 	members := map[int][]string{}
 	for i := range n {
 		id := fmt.Sprintf("bess-%04d", i)
-		a := battery(id, "acme")
-		if err := as.EnsureAsset(ctx, a); err != nil {
+		if err := f.as.EnsureAsset(ctx, battery(id, "acme")); err != nil {
 			b.Fatal(err)
 		}
-		a, err := as.Get(ctx, all, id)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, m := range []bids.Market{bids.FCR, bids.AFRRCapacity} {
-			mw, product := 2.0, bids.Sym
-			if m == bids.AFRRCapacity {
-				product = bids.Neg
-			}
-			price := bids.EUR(10)
-			award := bids.Bid{ID: uuid.NewString(), OrganizationID: "acme", AssetID: id, Market: m, Product: product, Start: qh,
-				End: qh.Add(4 * time.Hour), CapacityPrice: &price, OfferedMW: mw, AwardedMW: &mw, Status: bids.Successful}
-			if err := backend.Bids().Apply(ctx, all, a, m, award.Interval(), func(assets.Asset, []bids.Bid) (bids.Changes, error) {
-				return bids.Changes{Insert: []bids.Bid{award}}, nil
-			}); err != nil {
-				b.Fatal(err)
-			}
-		}
+		f.award(b, id, bids.FCR, bids.Sym, 2, qh)
+		f.award(b, id, bids.AFRRCapacity, bids.Neg, 2, qh)
 		for _, p := range []string{"neg", "na"} {
-			if _, err := backup.PutDefault(ctx, all, id, afrr.DefaultRequest{Product: p, Price: fmt.Sprint(10 + i%7)}); err != nil {
+			if _, err := f.backup.PutDefault(ctx, all, id, afrr.DefaultRequest{Product: p, Price: fmt.Sprint(10 + i%7)}); err != nil {
 				b.Fatal(err)
 			}
 		}
 		if i%20 == 0 {
-			if _, err := rs.Create(ctx, all, id, restrictions.Unavailability, restrictions.Draft{Start: qh, Reason: "maintenance"}); err != nil {
+			if _, err := f.rs.Create(ctx, all, id, restrictions.Unavailability, restrictions.Draft{Start: qh, Reason: "maintenance"}); err != nil {
 				b.Fatal(err)
 			}
 		}
 		members[i/20] = append(members[i/20], id)
-		snaps = append(snaps, telemetry.Snapshot{AssetID: id, Measurements: telemetry.Measurements{Timestamp: qh, AssetStatus: 1,
-			AvailableDischargeEnergy: 10, AvailableChargeEnergy: 10}})
+		ids = append(ids, id)
 	}
 	for k := range len(members) {
 		p := pools.Pool{OrganizationID: "acme", ID: fmt.Sprintf("pool-%02d", k), AssetIDs: members[k], AllowInternalCollateralisation: true,
-			CreatedAt: clk.Now(), UpdatedAt: clk.Now()}
+			CreatedAt: f.clk.Now(), UpdatedAt: f.clk.Now()}
 		if _, err := backend.Pools().Create(ctx, p, func([]pools.Candidate) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}
-	rec := telemetry.NewRecorder(backend.Telemetry(), telemetry.RecorderOptions{})
-	if err := rec.Record(ctx, snaps); err != nil {
-		b.Fatal(err)
-	}
-	if err := rec.Flush(ctx); err != nil {
-		b.Fatal(err)
-	}
-	p, err := portfolio.NewPlanner(portfolio.PlannerOptions{Fleet: as, Pools: poolStore{backend.Pools()}, Awards: backend.Bids(),
-		Restrictions: backend.Restrictions(), Latest: backend.Telemetry(), Offers: backup, Store: backend.CoverSteps(),
-		StaleAfter: time.Hour, Every: time.Minute})
-	if err != nil {
-		b.Fatal(err)
-	}
-	clk.Set(qh)
-	if err := p.Run(ctx, qh); err != nil {
-		b.Fatal(err)
-	}
+	f.reporting(b, qh, ids...)
+	p := f.planner(b, qh)
 	if steps, err := backend.CoverSteps().OpenAt(ctx, qh); err != nil || len(steps) != 100 {
 		b.Fatalf("%d steps in force, %v", len(steps), err)
 	}
