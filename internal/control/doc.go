@@ -3,12 +3,14 @@
 // registration names and records what the assets measure. It is
 // orchestration only and depends on interfaces it owns: Adapter (attach,
 // send a complete command, advance, read, connectivity), Fleet (which
-// assets exist) and Activations (the TSO's aFRR activation); the
+// assets exist), Activations (the TSO's aFRR activation) and Covers (the
+// pool covers in force); the
 // simulated world (battery physics, grid frequency, DSO curtailment, the
 // replayed activation) lives behind them in internal/adapters/simulated.
 //
 // Each second it gathers the inputs of every asset (active immediate
-// dispatches, active restrictions, capacity awards, the aFRR activation),
+// dispatches, active restrictions, capacity awards with the pool covers in
+// force moved to the batteries covering them, the aFRR activation),
 // moves each asset's wholesale schedule target on (block-start resets,
 // new events), builds one complete telemetry.Command per asset with the
 // pure function Decide, sends it when the asset's battery control is
