@@ -4,9 +4,9 @@
 // orchestration only and depends on interfaces it owns: Adapter (attach,
 // send a complete command, advance, read, connectivity), Fleet (which
 // assets exist), Activations (the TSO's aFRR activation) and Covers (the
-// pool covers in force); the
-// simulated world (battery physics, grid frequency, DSO curtailment, the
-// replayed activation) lives behind them in internal/adapters/simulated.
+// pool covers in force); the simulated world (battery physics, grid
+// frequency, DSO curtailment, the replayed activation) lives behind them
+// in internal/adapters/simulated.
 //
 // Each second it gathers the inputs of every asset (active immediate
 // dispatches, active restrictions, capacity awards with the pool covers in
