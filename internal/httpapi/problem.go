@@ -42,9 +42,10 @@ type Problem struct {
 func (p *Problem) Error() string  { return p.Detail }
 func (p *Problem) GetStatus() int { return p.Status }
 
-// ContentType makes JSON problems application/problem+json.
+// ContentType makes problems application/problem+json, also for a client
+// that asked for the CSV form of a report.
 func (p *Problem) ContentType(ct string) string {
-	if ct == "application/json" {
+	if ct == "application/json" || ct == CSVContentType {
 		return "application/problem+json"
 	}
 	return ct

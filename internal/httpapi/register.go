@@ -43,7 +43,12 @@ func Register[I, O any](s *Server, op huma.Operation, access Access, handler fun
 	_, withBody := in.FieldByName("Body")
 	op.Errors = withEdgeErrors(op.Errors, len(names) > 0, withBody, in.NumField() > 0)
 	op.Middlewares = append(huma.Middlewares{s.authorize(access.scopes), s.inspect}, op.Middlewares...)
+	if !isTable[O]() {
+		huma.Register(huma.API(jsonOnly{s.API}), op, handler)
+		return
+	}
 	huma.Register(s.API, op, handler)
+	s.documentCSV(op)
 }
 
 // withEdgeErrors adds the statuses every operation may answer before its

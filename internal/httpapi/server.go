@@ -98,7 +98,7 @@ func New(o Options) *Server {
 	cfg.DocsPath = ""     // the docs UI would load scripts from the internet
 	cfg.SchemasPath = ""
 	cfg.OpenAPIPath = "/openapi"
-	cfg.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat}
+	cfg.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat, CSVContentType: csvFormat}
 	cfg.Info.Description = "Register battery storage assets, bid them into the German balancing markets, " +
 		"steer them and read their state. Every operation needs a bearer access token from " + o.BaseURL + "/oauth2/token; " +
 		"the scopes each operation requires are listed under its security requirement."
