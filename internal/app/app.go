@@ -53,6 +53,8 @@ import (
 	"atcp/internal/restrictions/restrictionshttp"
 	"atcp/internal/segmentation"
 	"atcp/internal/segmentation/segmentationhttp"
+	"atcp/internal/settlement"
+	"atcp/internal/settlement/settlementhttp"
 	"atcp/internal/store"
 	"atcp/internal/telemetry"
 	"atcp/internal/telemetry/assetstate"
@@ -261,6 +263,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	faulthttp.Register(a.Server, a.Faults)
 	portfoliohttp.Register(a.Server, a.Portfolio, a.Pools)
 	poolshttp.Register(a.Server, a.Pools)
+	settlementhttp.Register(a.Server, settlement.NewService(settlement.Deps{Store: a.Store.Settlements(), Assets: a.Assets,
+		Organizations: a.Store.Directory(), Clock: a.Clock, Rule: settlement.NewRule(cfg.SettlementFinalLag)}))
 	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
 	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log, Credentials: a.Credentials})
 	alarmstream.Register(a.Server, a.AlarmStream)

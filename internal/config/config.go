@@ -20,6 +20,7 @@ import (
 	"atcp/internal/adapters/mqtt"
 	"atcp/internal/alarms/narrator"
 	"atcp/internal/events/mail"
+	"atcp/internal/settlement"
 )
 
 // Config holds every setting.
@@ -75,6 +76,10 @@ type Config struct {
 	SMTPURL  string
 	MailFrom string
 	NATSURL  string
+	// SettlementFinalLag is how long after publication (00:00 Berlin the
+	// day after delivery) settlement figures become FINAL
+	// (docs/settlement.md).
+	SettlementFinalLag settlement.FinalLag
 }
 
 // setting describes one flag/variable pair.
@@ -117,6 +122,7 @@ var settings = []setting{
 	{"smtp-url", "ATCP_SMTP_URL", "", "SMTP server of e-mail notifications: smtp://user:pass@host:port (STARTTLS when offered), smtps://... for implicit TLS (prefer the variable: it holds a password)"},
 	{"mail-from", "ATCP_MAIL_FROM", "", "sender of e-mail notifications: name@example.com or Name <name@example.com>; needed with smtp-url"},
 	{"nats-url", "ATCP_NATS_URL", "", "NATS server with JetStream that every event is also published to: nats://host:4222 (tls://... for TLS)"},
+	{"settlement-final-lag", "ATCP_SETTLEMENT_FINAL_LAG", settlement.DefaultFinalLag.String(), "how long after publication (00:00 Europe/Berlin the day after delivery) settlement figures become FINAL: months M, days d, hours h, such as 1M, 10d, 6h or 1M9d"},
 }
 
 // Parse reads the settings from args (without the program and command
@@ -200,6 +206,9 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 	}
 	if c.Simulate, err = strconv.ParseBool(get("simulate")); err != nil {
 		errList = append(errList, fmt.Errorf("simulate: %q is not a boolean", get("simulate")))
+	}
+	if c.SettlementFinalLag, err = settlement.ParseFinalLag(get("settlement-final-lag")); err != nil {
+		errList = append(errList, fmt.Errorf("settlement-final-lag: %w", err))
 	}
 	if c.KeyEncryptionKeys, err = parseKeyEncryptionKeys(get("key-encryption-key")); err != nil {
 		errList = append(errList, err)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"atcp/internal/settlement"
 )
 
 func env(m map[string]string) func(string) (string, bool) {
@@ -20,7 +22,8 @@ func TestDefaults(t *testing.T) {
 	if c.Addr != "127.0.0.1:8080" || !c.Demo || c.ClockSpeed != 1 || c.RateLimit != 50 || c.LogLevel != slog.LevelInfo || c.ClockStart != nil {
 		t.Fatalf("defaults %+v", c)
 	}
-	if c.ImmediateDispatchMinWindow != 10*time.Second || c.FCRPowerBuffer != 1.25 || !c.Simulate {
+	if c.ImmediateDispatchMinWindow != 10*time.Second || c.FCRPowerBuffer != 1.25 || !c.Simulate ||
+		c.SettlementFinalLag != (settlement.FinalLag{Months: 1}) {
 		t.Fatalf("control defaults %+v", c)
 	}
 	if !strings.HasSuffix(c.DataDir, "atcp-data") {
@@ -31,12 +34,13 @@ func TestDefaults(t *testing.T) {
 func TestFlagBeatsEnvironmentBeatsDefault(t *testing.T) {
 	c, err := Parse("serve", []string{"--addr", "127.0.0.1:0"}, env(map[string]string{
 		"ATCP_ADDR": "127.0.0.1:9999", "ATCP_RATE_LIMIT": "0", "ATCP_CLOCK_START": "2026-03-29T00:00:00+01:00",
-		"ATCP_CLOCK_SPEED": "60", "ATCP_DEMO": "false", "ATCP_LOG_LEVEL": "debug",
+		"ATCP_CLOCK_SPEED": "60", "ATCP_DEMO": "false", "ATCP_LOG_LEVEL": "debug", "ATCP_SETTLEMENT_FINAL_LAG": "6h",
 	}), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Addr != "127.0.0.1:0" || c.RateLimit != 0 || c.ClockSpeed != 60 || c.Demo || c.LogLevel != slog.LevelDebug {
+	if c.Addr != "127.0.0.1:0" || c.RateLimit != 0 || c.ClockSpeed != 60 || c.Demo || c.LogLevel != slog.LevelDebug ||
+		c.SettlementFinalLag != (settlement.FinalLag{Hours: 6}) {
 		t.Fatalf("got %+v", c)
 	}
 	if want := time.Date(2026, 3, 28, 23, 0, 0, 0, time.UTC); !c.ClockStart.Equal(want) || c.ClockStart.Location() != time.UTC {
@@ -49,12 +53,13 @@ func TestInvalidSettingsAreAllReported(t *testing.T) {
 		"ATCP_DEMO": "perhaps", "ATCP_CLOCK_START": "tomorrow", "ATCP_CLOCK_SPEED": "0", "ATCP_RATE_LIMIT": "-1",
 		"ATCP_LOG_LEVEL": "loud", "ATCP_BOOTSTRAP_CLIENT_ID": "x", "ATCP_BASE_URL": "ftp://x",
 		"ATCP_IMMEDIATE_DISPATCH_MIN_WINDOW": "500ms", "ATCP_FCR_POWER_BUFFER": "0.5", "ATCP_SIMULATE": "maybe",
+		"ATCP_SETTLEMENT_FINAL_LAG": "a month",
 	}), io.Discard)
 	if err == nil {
 		t.Fatal("invalid settings accepted")
 	}
 	for _, want := range []string{"demo", "clock-start", "clock-speed", "rate-limit", "log-level", "bootstrap-client", "base-url",
-		"immediate-dispatch-min-window", "fcr-power-buffer", "simulate"} {
+		"immediate-dispatch-min-window", "fcr-power-buffer", "simulate", `settlement-final-lag: "a month" must be whole months`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %s: %v", want, err)
 		}

@@ -31,7 +31,7 @@ const (
 
 // ProductKeys are every product key, in the order of document 1: the
 // envelope always shows all of them.
-var ProductKeys = []ProductKey{FCR, FCRBackup, AFRRCPos4h, AFRRCNeg4h, AFRRCPos15min, AFRRCNeg15min,
+var ProductKeys = [productCount]ProductKey{FCR, FCRBackup, AFRRCPos4h, AFRRCNeg4h, AFRRCPos15min, AFRRCNeg15min,
 	AFRREPos, AFRREPosBackup, AFRRENeg, AFRRENegBackup}
 
 // Backup reports whether k is a backup product, whose object carries only
@@ -156,6 +156,12 @@ type CoverSteps interface {
 	StepsIn(ctx context.Context, quarterHour time.Time) ([]CoverStep, error)
 }
 
+// AssetQuarter is a quarter-hour of an asset.
+type AssetQuarter struct {
+	AssetID string
+	Start   time.Time
+}
+
 // Store keeps the settlement figures, one row per organisation, asset,
 // block and product, and the job's progress.
 type Store interface {
@@ -173,10 +179,16 @@ type Store interface {
 	// quarter-hour or a second block of an asset is an error (Changes).
 	Save(ctx context.Context, q time.Time, blocks []Block, at time.Time) (int, error)
 	// Blocks returns the stored blocks of the organisation's assets in
-	// assetIDs that start in w (block_start >= w.Start and < w.End),
-	// ordered by asset id and block start; nothing for an organisation v
-	// does not allow.
+	// assetIDs (nil: every asset of the organisation) that start in w
+	// (block_start >= w.Start and < w.End), ordered by asset id and block
+	// start; nothing for an organisation v does not allow.
 	Blocks(ctx context.Context, v auth.Visibility, organizationID string, assetIDs []string, w calendar.Interval) ([]Block, error)
+	// PendingEnergy returns the quarter-hours in w (start_time >= w.Start
+	// and < w.End) in which an asset of the organisation has an aFRR
+	// energy bid still PENDING or SUBMITTED (no outcome yet), ordered by
+	// asset id and start, each once; nothing for an organisation v does
+	// not allow.
+	PendingEnergy(ctx context.Context, v auth.Visibility, organizationID string, w calendar.Interval) ([]AssetQuarter, error)
 	// Progress returns the start of the first quarter-hour the job has
 	// not settled yet; false before its first run.
 	Progress(ctx context.Context) (time.Time, bool, error)

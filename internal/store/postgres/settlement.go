@@ -114,8 +114,9 @@ func (s settlementStore) Save(ctx context.Context, q time.Time, blocks []settlem
 
 func (s settlementStore) Blocks(ctx context.Context, v auth.Visibility, organizationID string, assetIDs []string, w calendar.Interval) (_ []settlement.Block, err error) {
 	defer sqlutil.Wrap(&err, "settlement: blocks")
+	// A nil array reads the whole organisation.
 	rows, err := scanSettlementRows(s.db.conn(ctx).Query(ctx, `SELECT `+settlementColumns+` FROM settlement_figures
-		WHERE ($1 OR organization_id = $2) AND organization_id = $3 AND asset_id = ANY($4)
+		WHERE ($1 OR organization_id = $2) AND organization_id = $3 AND ($4::text[] IS NULL OR asset_id = ANY($4))
 		AND block_start >= $5 AND block_start < $6
 		ORDER BY asset_id, block_start, product`, v.All, v.OrganizationID, organizationID, assetIDs, w.Start, w.End))
 	if err != nil {
@@ -126,6 +127,28 @@ func (s settlementStore) Blocks(ctx context.Context, v auth.Visibility, organiza
 		out = []settlement.Block{}
 	}
 	return out, nil
+}
+
+func (s settlementStore) PendingEnergy(ctx context.Context, v auth.Visibility, organizationID string, w calendar.Interval) (_ []settlement.AssetQuarter, err error) {
+	defer sqlutil.Wrap(&err, "settlement: pending energy")
+	rows, err := s.db.conn(ctx).Query(ctx, `SELECT DISTINCT asset_id, start_time FROM bids
+		WHERE market = 'afrr_energy' AND status IN ('PENDING', 'SUBMITTED') AND start_time >= $1 AND start_time < $2
+		AND ($3 OR organization_id = $4) AND organization_id = $5
+		ORDER BY asset_id, start_time`, w.Start, w.End, v.All, v.OrganizationID, organizationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []settlement.AssetQuarter
+	for rows.Next() {
+		var q settlement.AssetQuarter
+		if err := rows.Scan(&q.AssetID, &q.Start); err != nil {
+			return nil, err
+		}
+		q.Start = q.Start.UTC()
+		out = append(out, q)
+	}
+	return out, rows.Err()
 }
 
 func (s settlementStore) Progress(ctx context.Context) (_ time.Time, _ bool, err error) {

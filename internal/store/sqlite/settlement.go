@@ -142,15 +142,19 @@ func (s settlementStore) Save(ctx context.Context, q time.Time, blocks []settlem
 
 func (s settlementStore) Blocks(ctx context.Context, v auth.Visibility, organizationID string, assetIDs []string, w calendar.Interval) (_ []settlement.Block, err error) {
 	defer sqlutil.Wrap(&err, "settlement: blocks")
-	ids, err := json.Marshal(assetIDs)
-	if err != nil {
-		return nil, err
+	// Without assets the (organization_id, asset_id, block_start, product)
+	// key is read for the whole organisation.
+	filter, args := "", []any{v.All, v.OrganizationID, organizationID, sqlutil.Micros(w.Start), sqlutil.Micros(w.End)}
+	if assetIDs != nil {
+		ids, err := json.Marshal(assetIDs)
+		if err != nil {
+			return nil, err
+		}
+		filter, args = ` AND asset_id IN (SELECT value FROM json_each(?))`, append(args, string(ids))
 	}
 	rows, err := scanSettlementRows(s.db.read(ctx).QueryContext(ctx, `SELECT `+settlementColumns+` FROM settlement_figures
-		WHERE (? OR organization_id = ?) AND organization_id = ? AND asset_id IN (SELECT value FROM json_each(?))
-		AND block_start >= ? AND block_start < ?
-		ORDER BY asset_id, block_start, product`,
-		v.All, v.OrganizationID, organizationID, string(ids), sqlutil.Micros(w.Start), sqlutil.Micros(w.End)))
+		WHERE (? OR organization_id = ?) AND organization_id = ? AND block_start >= ? AND block_start < ?`+filter+`
+		ORDER BY asset_id, block_start, product`, args...))
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +163,29 @@ func (s settlementStore) Blocks(ctx context.Context, v auth.Visibility, organiza
 		out = []settlement.Block{}
 	}
 	return out, nil
+}
+
+func (s settlementStore) PendingEnergy(ctx context.Context, v auth.Visibility, organizationID string, w calendar.Interval) (_ []settlement.AssetQuarter, err error) {
+	defer sqlutil.Wrap(&err, "settlement: pending energy")
+	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT DISTINCT asset_id, start_time FROM bids
+		WHERE market = 'afrr_energy' AND status IN ('PENDING', 'SUBMITTED') AND start_time >= ? AND start_time < ?
+		AND (? OR organization_id = ?) AND organization_id = ?
+		ORDER BY asset_id, start_time`, sqlutil.Micros(w.Start), sqlutil.Micros(w.End), v.All, v.OrganizationID, organizationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []settlement.AssetQuarter
+	for rows.Next() {
+		var q settlement.AssetQuarter
+		var start int64
+		if err := rows.Scan(&q.AssetID, &start); err != nil {
+			return nil, err
+		}
+		q.Start = sqlutil.FromMicros(start)
+		out = append(out, q)
+	}
+	return out, rows.Err()
 }
 
 func (s settlementStore) Progress(ctx context.Context) (_ time.Time, _ bool, err error) {
