@@ -19,76 +19,76 @@ import (
 // amount is an EUR amount on the wire: a decimal string with two decimals.
 func amount(f interface{ StringFixed(int32) string }) string { return f.StringFixed(2) }
 
-// Product is the settlement of one product (document 1).
-type Product struct {
+// SettlementProduct is the settlement of one product (document 1).
+type SettlementProduct struct {
 	RevenueTotal   string `json:"revenue_total" doc:"Revenue in EUR, a decimal string with two decimals; negative when the provider pays (aFRR energy at a negative price)."`
 	BackupFeeTotal string `json:"backup_fee_total" doc:"Backup fees in EUR paid to the pool members that covered for the asset, a decimal string with two decimals."`
 	PenaltyTotal   string `json:"penalty_total" doc:"Penalties in EUR (deducted, never negative), a decimal string with two decimals."`
 }
 
-// BackupProduct is the settlement of a backup product: no backup fee
+// SettlementBackupProduct is the settlement of a backup product: no backup fee
 // (document 1).
-type BackupProduct struct {
+type SettlementBackupProduct struct {
 	RevenueTotal string `json:"revenue_total" doc:"Backup fees earned by covering other pool members, in EUR, a decimal string with two decimals."`
 	PenaltyTotal string `json:"penalty_total" doc:"Penalties in EUR, a decimal string with two decimals; always 0.00 (docs/settlement.md)."`
 }
 
-func product(f settlement.Figure) Product {
-	return Product{RevenueTotal: amount(f.Revenue), BackupFeeTotal: amount(f.BackupFee), PenaltyTotal: amount(f.Penalty)}
+func product(f settlement.Figure) SettlementProduct {
+	return SettlementProduct{RevenueTotal: amount(f.Revenue), BackupFeeTotal: amount(f.BackupFee), PenaltyTotal: amount(f.Penalty)}
 }
 
-func backupProduct(f settlement.Figure) BackupProduct {
-	return BackupProduct{RevenueTotal: amount(f.Revenue), PenaltyTotal: amount(f.Penalty)}
+func backupProduct(f settlement.Figure) SettlementBackupProduct {
+	return SettlementBackupProduct{RevenueTotal: amount(f.Revenue), PenaltyTotal: amount(f.Penalty)}
 }
 
-// Products are the ten product objects, always all present (zero when the
+// SettlementProducts are the ten product objects, always all present (zero when the
 // asset did not take part).
-type Products struct {
-	FCR            Product       `json:"fcr" doc:"FCR capacity (4-hour blocks)."`
-	FCRBackup      BackupProduct `json:"fcr_backup" doc:"FCR delivered for another pool member."`
-	AFRRCPos4h     Product       `json:"afrrc_pos_4h" doc:"Positive aFRR capacity, 4-hour blocks."`
-	AFRRCNeg4h     Product       `json:"afrrc_neg_4h" doc:"Negative aFRR capacity, 4-hour blocks."`
-	AFRRCPos15min  Product       `json:"afrrc_pos_15min" doc:"Positive aFRR capacity, 15-minute products: always zero (the platform trades 4-hour blocks)."`
-	AFRRCNeg15min  Product       `json:"afrrc_neg_15min" doc:"Negative aFRR capacity, 15-minute products: always zero."`
-	AFRREPos       Product       `json:"afrre_pos" doc:"Activated positive aFRR energy."`
-	AFRREPosBackup BackupProduct `json:"afrre_pos_backup" doc:"Positive aFRR energy delivered for another pool member."`
-	AFRRENeg       Product       `json:"afrre_neg" doc:"Activated negative aFRR energy."`
-	AFRRENegBackup BackupProduct `json:"afrre_neg_backup" doc:"Negative aFRR energy delivered for another pool member."`
+type SettlementProducts struct {
+	FCR            SettlementProduct       `json:"fcr" doc:"FCR capacity (4-hour blocks)."`
+	FCRBackup      SettlementBackupProduct `json:"fcr_backup" doc:"FCR delivered for another pool member."`
+	AFRRCPos4h     SettlementProduct       `json:"afrrc_pos_4h" doc:"Positive aFRR capacity, 4-hour blocks."`
+	AFRRCNeg4h     SettlementProduct       `json:"afrrc_neg_4h" doc:"Negative aFRR capacity, 4-hour blocks."`
+	AFRRCPos15min  SettlementProduct       `json:"afrrc_pos_15min" doc:"Positive aFRR capacity, 15-minute products: always zero (the platform trades 4-hour blocks)."`
+	AFRRCNeg15min  SettlementProduct       `json:"afrrc_neg_15min" doc:"Negative aFRR capacity, 15-minute products: always zero."`
+	AFRREPos       SettlementProduct       `json:"afrre_pos" doc:"Activated positive aFRR energy."`
+	AFRREPosBackup SettlementBackupProduct `json:"afrre_pos_backup" doc:"Positive aFRR energy delivered for another pool member."`
+	AFRRENeg       SettlementProduct       `json:"afrre_neg" doc:"Activated negative aFRR energy."`
+	AFRRENegBackup SettlementBackupProduct `json:"afrre_neg_backup" doc:"Negative aFRR energy delivered for another pool member."`
 }
 
-func products(t settlement.Totals) Products {
-	return Products{
+func products(t settlement.Totals) SettlementProducts {
+	return SettlementProducts{
 		FCR: product(t[0]), FCRBackup: backupProduct(t[1]), AFRRCPos4h: product(t[2]), AFRRCNeg4h: product(t[3]),
 		AFRRCPos15min: product(t[4]), AFRRCNeg15min: product(t[5]), AFRREPos: product(t[6]), AFRREPosBackup: backupProduct(t[7]),
 		AFRRENeg: product(t[8]), AFRRENegBackup: backupProduct(t[9]),
 	}
 }
 
-// BlockProducts are a block's product objects: only those the asset took
+// SettlementBlockProducts are a block's product objects: only those the asset took
 // part in during the block (an absent key is zero).
-type BlockProducts struct {
-	FCR            *Product       `json:"fcr,omitempty" doc:"FCR capacity."`
-	FCRBackup      *BackupProduct `json:"fcr_backup,omitempty" doc:"FCR delivered for another pool member."`
-	AFRRCPos4h     *Product       `json:"afrrc_pos_4h,omitempty" doc:"Positive aFRR capacity, 4-hour blocks."`
-	AFRRCNeg4h     *Product       `json:"afrrc_neg_4h,omitempty" doc:"Negative aFRR capacity, 4-hour blocks."`
-	AFRRCPos15min  *Product       `json:"afrrc_pos_15min,omitempty" doc:"Never present (the platform trades 4-hour blocks)."`
-	AFRRCNeg15min  *Product       `json:"afrrc_neg_15min,omitempty" doc:"Never present."`
-	AFRREPos       *Product       `json:"afrre_pos,omitempty" doc:"Activated positive aFRR energy."`
-	AFRREPosBackup *BackupProduct `json:"afrre_pos_backup,omitempty" doc:"Positive aFRR energy delivered for another pool member."`
-	AFRRENeg       *Product       `json:"afrre_neg,omitempty" doc:"Activated negative aFRR energy."`
-	AFRRENegBackup *BackupProduct `json:"afrre_neg_backup,omitempty" doc:"Negative aFRR energy delivered for another pool member."`
+type SettlementBlockProducts struct {
+	FCR            *SettlementProduct       `json:"fcr,omitempty" doc:"FCR capacity."`
+	FCRBackup      *SettlementBackupProduct `json:"fcr_backup,omitempty" doc:"FCR delivered for another pool member."`
+	AFRRCPos4h     *SettlementProduct       `json:"afrrc_pos_4h,omitempty" doc:"Positive aFRR capacity, 4-hour blocks."`
+	AFRRCNeg4h     *SettlementProduct       `json:"afrrc_neg_4h,omitempty" doc:"Negative aFRR capacity, 4-hour blocks."`
+	AFRRCPos15min  *SettlementProduct       `json:"afrrc_pos_15min,omitempty" doc:"Never present (the platform trades 4-hour blocks)."`
+	AFRRCNeg15min  *SettlementProduct       `json:"afrrc_neg_15min,omitempty" doc:"Never present."`
+	AFRREPos       *SettlementProduct       `json:"afrre_pos,omitempty" doc:"Activated positive aFRR energy."`
+	AFRREPosBackup *SettlementBackupProduct `json:"afrre_pos_backup,omitempty" doc:"Positive aFRR energy delivered for another pool member."`
+	AFRRENeg       *SettlementProduct       `json:"afrre_neg,omitempty" doc:"Activated negative aFRR energy."`
+	AFRRENegBackup *SettlementBackupProduct `json:"afrre_neg_backup,omitempty" doc:"Negative aFRR energy delivered for another pool member."`
 }
 
-func blockProducts(b settlement.Block) BlockProducts {
-	var out BlockProducts
-	p := func(k settlement.ProductKey) *Product {
+func blockProducts(b settlement.Block) SettlementBlockProducts {
+	var out SettlementBlockProducts
+	p := func(k settlement.ProductKey) *SettlementProduct {
 		if f, ok := b.Products[k]; ok {
 			v := product(f)
 			return &v
 		}
 		return nil
 	}
-	bp := func(k settlement.ProductKey) *BackupProduct {
+	bp := func(k settlement.ProductKey) *SettlementBackupProduct {
 		if f, ok := b.Products[k]; ok {
 			v := backupProduct(f)
 			return &v
@@ -102,45 +102,45 @@ func blockProducts(b settlement.Block) BlockProducts {
 	return out
 }
 
-// Block is one 15-minute block of an asset.
-type Block struct {
+// SettlementBlock is one 15-minute block of an asset.
+type SettlementBlock struct {
 	BlockStart  time.Time `json:"block_start" doc:"Start of the 15-minute block (UTC)."`
 	BlockEnd    time.Time `json:"block_end" doc:"End of the block (UTC, exclusive); an addition to document 1."`
 	DeliveryDay string    `json:"delivery_day" format:"date" doc:"The Europe/Berlin delivery day the block belongs to (YYYY-MM-DD); an addition to document 1."`
 	ProcessedAt time.Time `json:"processed_at" doc:"When the block's figures were last computed with a change (platform clock); unchanged means identical data."`
 	Status      string    `json:"status" enum:"PRELIMINARY,FINAL" doc:"The block's settlement status: the status the request selected."`
 	FinalAt     time.Time `json:"final_at" doc:"When the block is (or became) FINAL: 00:00 Europe/Berlin of the day after delivery plus the configured settlement lag (docs/settlement.md); an addition to document 1."`
-	BlockProducts
+	SettlementBlockProducts
 }
 
-// Asset is one asset's part of the envelope.
-type Asset struct {
-	AssetID string  `json:"asset_id" doc:"The asset (physical or virtual)."`
-	Blocks  []Block `json:"blocks" nullable:"false" doc:"The asset's blocks of the selected status in [start, end), by block_start; [] when it has none."`
-	Products
+// SettlementAsset is one asset's part of the envelope.
+type SettlementAsset struct {
+	AssetID string            `json:"asset_id" doc:"The asset (physical or virtual)."`
+	Blocks  []SettlementBlock `json:"blocks" nullable:"false" doc:"The asset's blocks of the selected status in [start, end), by block_start; [] when it has none."`
+	SettlementProducts
 }
 
-// Envelope is the settlement envelope of document 1.
-type Envelope struct {
-	OrganizationID string    `json:"organization_id" doc:"The organisation settled; an addition to document 1."`
-	Start          time.Time `json:"start" doc:"The window's start (UTC, inclusive), as requested."`
-	End            time.Time `json:"end" doc:"The window's end (UTC, exclusive), as requested."`
-	Status         string    `json:"status" enum:"PRELIMINARY,FINAL" doc:"The status selected (upper case); an addition to document 1."`
-	Currency       string    `json:"currency" enum:"EUR" doc:"The currency of every amount: EUR."`
-	Assets         []Asset   `json:"assets" nullable:"false" doc:"Every asset in scope, by asset_id: those named in asset_ids, or every asset of the organisation and every asset with figures in the window."`
-	Products
+// SettlementEnvelope is the settlement envelope of document 1.
+type SettlementEnvelope struct {
+	OrganizationID string            `json:"organization_id" doc:"The organisation settled; an addition to document 1."`
+	Start          time.Time         `json:"start" doc:"The window's start (UTC, inclusive), as requested."`
+	End            time.Time         `json:"end" doc:"The window's end (UTC, exclusive), as requested."`
+	Status         string            `json:"status" enum:"PRELIMINARY,FINAL" doc:"The status selected (upper case); an addition to document 1."`
+	Currency       string            `json:"currency" enum:"EUR" doc:"The currency of every amount: EUR."`
+	Assets         []SettlementAsset `json:"assets" nullable:"false" doc:"Every asset in scope, by asset_id: those named in asset_ids, or every asset of the organisation and every asset with figures in the window."`
+	SettlementProducts
 }
 
-func toEnvelope(e settlement.Envelope, rule settlement.Rule) Envelope {
-	out := Envelope{OrganizationID: e.OrganizationID, Start: e.Window.Start, End: e.Window.End, Status: string(e.Status), Currency: "EUR",
-		Assets: make([]Asset, len(e.Assets)), Products: products(e.Totals)}
+func toEnvelope(e settlement.Envelope, rule settlement.Rule) SettlementEnvelope {
+	out := SettlementEnvelope{OrganizationID: e.OrganizationID, Start: e.Window.Start, End: e.Window.End, Status: string(e.Status), Currency: "EUR",
+		Assets: make([]SettlementAsset, len(e.Assets)), SettlementProducts: products(e.Totals)}
 	for i, a := range e.Assets {
-		blocks := make([]Block, len(a.Blocks))
+		blocks := make([]SettlementBlock, len(a.Blocks))
 		for j, b := range a.Blocks {
-			blocks[j] = Block{BlockStart: b.Start, BlockEnd: b.Start.Add(15 * time.Minute), DeliveryDay: deliveryDay(b.Start),
-				ProcessedAt: b.ProcessedAt, Status: string(e.Status), FinalAt: rule.FinalAt(b.Start), BlockProducts: blockProducts(b)}
+			blocks[j] = SettlementBlock{BlockStart: b.Start, BlockEnd: b.Start.Add(15 * time.Minute), DeliveryDay: deliveryDay(b.Start),
+				ProcessedAt: b.ProcessedAt, Status: string(e.Status), FinalAt: rule.FinalAt(b.Start), SettlementBlockProducts: blockProducts(b)}
 		}
-		out.Assets[i] = Asset{AssetID: a.AssetID, Blocks: blocks, Products: products(a.Totals)}
+		out.Assets[i] = SettlementAsset{AssetID: a.AssetID, Blocks: blocks, SettlementProducts: products(a.Totals)}
 	}
 	return out
 }
@@ -158,7 +158,7 @@ type settlementInput struct {
 	SettlementQuery
 }
 
-type settlementOutput struct{ Body Envelope }
+type settlementOutput struct{ Body SettlementEnvelope }
 
 // splitIDs splits asset_ids; nil when the parameter is absent.
 func splitIDs(s string) []string {
@@ -193,8 +193,8 @@ type gatesInput struct {
 	PageQuery
 }
 
-// GateRun is a gate holding consecutive blocks of an asset.
-type GateRun struct {
+// QualityGateRun is a gate holding consecutive blocks of an asset.
+type QualityGateRun struct {
 	AssetID     string     `json:"asset_id" doc:"The asset."`
 	Gate        string     `json:"gate" enum:"not_published,not_computed,energy_outcome_pending,awaiting_tso_settlement,recently_changed,changed_after_publication" doc:"Why the blocks are held back or changed (docs/reporting.md lists every gate)."`
 	Start       time.Time  `json:"start" doc:"Start of the first block of the run (UTC)."`
@@ -205,25 +205,25 @@ type GateRun struct {
 	Detail      string     `json:"detail" doc:"The reason in a sentence."`
 }
 
-// GateReport is the body of the quality gates.
-type GateReport struct {
-	OrganizationID string    `json:"organization_id" doc:"The organisation read."`
-	Start          time.Time `json:"start" doc:"The window's start (UTC, inclusive)."`
-	End            time.Time `json:"end" doc:"The window's end (UTC, exclusive)."`
-	AsOf           time.Time `json:"as_of" doc:"The platform-clock instant the gates were decided at."`
-	Gates          []GateRun `json:"gates" nullable:"false" doc:"The runs of this page, by asset_id, start and the gates' order."`
-	Total          int       `json:"total" doc:"Runs in all pages."`
-	Limit          int       `json:"limit" doc:"The page size."`
-	Offset         int       `json:"offset" doc:"The rows skipped."`
+// QualityGateReport is the body of the quality gates.
+type QualityGateReport struct {
+	OrganizationID string           `json:"organization_id" doc:"The organisation read."`
+	Start          time.Time        `json:"start" doc:"The window's start (UTC, inclusive)."`
+	End            time.Time        `json:"end" doc:"The window's end (UTC, exclusive)."`
+	AsOf           time.Time        `json:"as_of" doc:"The platform-clock instant the gates were decided at."`
+	Gates          []QualityGateRun `json:"gates" nullable:"false" doc:"The runs of this page, by asset_id, start and the gates' order."`
+	Total          int              `json:"total" doc:"Runs in all pages."`
+	Limit          int              `json:"limit" doc:"The page size."`
+	Offset         int              `json:"offset" doc:"The rows skipped."`
 }
 
 // CSVHeader makes the report a httpapi.Table.
-func (GateReport) CSVHeader() []string {
+func (QualityGateReport) CSVHeader() []string {
 	return []string{"asset_id", "gate", "start", "end", "block_count", "until", "processed_at", "detail"}
 }
 
 // CSVRows are the runs of the page.
-func (r GateReport) CSVRows() [][]string {
+func (r QualityGateReport) CSVRows() [][]string {
 	out := make([][]string, len(r.Gates))
 	for i, g := range r.Gates {
 		out[i] = []string{g.AssetID, g.Gate, instant(&g.Start), instant(&g.End), strconv.Itoa(g.BlockCount), instant(g.Until),
@@ -239,7 +239,7 @@ func instant(t *time.Time) string {
 	return t.UTC().Format(time.RFC3339Nano)
 }
 
-type gatesOutput struct{ Body GateReport }
+type gatesOutput struct{ Body QualityGateReport }
 
 func optTime(t time.Time) *time.Time {
 	if t.IsZero() {
@@ -282,8 +282,8 @@ type revenueInput struct {
 	PageQuery
 }
 
-// RevenueRow is one asset's settlement of one product in one period.
-type RevenueRow struct {
+// RevenueReportRow is one asset's settlement of one product in one period.
+type RevenueReportRow struct {
 	PeriodStart    time.Time `json:"period_start" doc:"Start of the Berlin day or month (UTC)."`
 	PeriodEnd      time.Time `json:"period_end" doc:"Its end (UTC, exclusive); only the blocks inside the window count."`
 	AssetID        string    `json:"asset_id" doc:"The asset."`
@@ -296,8 +296,8 @@ type RevenueRow struct {
 	BlockCount     int       `json:"block_count" doc:"The published blocks summed."`
 }
 
-// RevenueTotal is the organisation's total of one product.
-type RevenueTotal struct {
+// RevenueReportTotal is the organisation's total of one product.
+type RevenueReportTotal struct {
 	Product        string `json:"product" enum:"fcr,fcr_backup,afrrc_pos_4h,afrrc_neg_4h,afrrc_pos_15min,afrrc_neg_15min,afrre_pos,afrre_pos_backup,afrre_neg,afrre_neg_backup" doc:"The product key."`
 	RevenueTotal   string `json:"revenue_total" doc:"Revenue in EUR, a decimal string with two decimals."`
 	BackupFeeTotal string `json:"backup_fee_total" doc:"Backup fees paid in EUR, a decimal string with two decimals."`
@@ -307,31 +307,31 @@ type RevenueTotal struct {
 	BlockCount     int    `json:"block_count" doc:"The published blocks summed."`
 }
 
-// RevenueSummary is the body of the revenue summary.
-type RevenueSummary struct {
-	OrganizationID string         `json:"organization_id" doc:"The organisation read."`
-	StartTime      time.Time      `json:"start_time" doc:"The window's start (UTC, inclusive)."`
-	EndTime        time.Time      `json:"end_time" doc:"The window's end (UTC, exclusive)."`
-	Granularity    string         `json:"granularity" enum:"daily,monthly" doc:"The periods."`
-	Currency       string         `json:"currency" enum:"EUR" doc:"The currency of every amount."`
-	AsOf           time.Time      `json:"as_of" doc:"The platform-clock instant the statuses were decided at."`
-	Rows           []RevenueRow   `json:"rows" nullable:"false" doc:"This page's rows, by period_start, asset_id and product order; only products an asset took part in."`
-	Totals         []RevenueTotal `json:"totals" nullable:"false" doc:"The organisation's totals over the window per product (all ten, in document 1's order), over every page."`
-	NetTotal       string         `json:"net_total" doc:"The organisation's net over the window in EUR, a decimal string with two decimals."`
-	Status         string         `json:"status" enum:"PRELIMINARY,FINAL,MIXED" doc:"The status of every block summed."`
-	Total          int            `json:"total" doc:"Rows in all pages."`
-	Limit          int            `json:"limit" doc:"The page size."`
-	Offset         int            `json:"offset" doc:"The rows skipped."`
+// RevenueReport is the body of the revenue summary.
+type RevenueReport struct {
+	OrganizationID string               `json:"organization_id" doc:"The organisation read."`
+	StartTime      time.Time            `json:"start_time" doc:"The window's start (UTC, inclusive)."`
+	EndTime        time.Time            `json:"end_time" doc:"The window's end (UTC, exclusive)."`
+	Granularity    string               `json:"granularity" enum:"daily,monthly" doc:"The periods."`
+	Currency       string               `json:"currency" enum:"EUR" doc:"The currency of every amount."`
+	AsOf           time.Time            `json:"as_of" doc:"The platform-clock instant the statuses were decided at."`
+	Rows           []RevenueReportRow   `json:"rows" nullable:"false" doc:"This page's rows, by period_start, asset_id and product order; only products an asset took part in."`
+	Totals         []RevenueReportTotal `json:"totals" nullable:"false" doc:"The organisation's totals over the window per product (all ten, in document 1's order), over every page."`
+	NetTotal       string               `json:"net_total" doc:"The organisation's net over the window in EUR, a decimal string with two decimals."`
+	Status         string               `json:"status" enum:"PRELIMINARY,FINAL,MIXED" doc:"The status of every block summed."`
+	Total          int                  `json:"total" doc:"Rows in all pages."`
+	Limit          int                  `json:"limit" doc:"The page size."`
+	Offset         int                  `json:"offset" doc:"The rows skipped."`
 }
 
 // CSVHeader makes the summary a httpapi.Table (the rows of the page).
-func (RevenueSummary) CSVHeader() []string {
+func (RevenueReport) CSVHeader() []string {
 	return []string{"period_start", "period_end", "asset_id", "product", "revenue_total", "backup_fee_total", "penalty_total",
 		"net_total", "status", "block_count"}
 }
 
 // CSVRows are the rows of the page.
-func (r RevenueSummary) CSVRows() [][]string {
+func (r RevenueReport) CSVRows() [][]string {
 	out := make([][]string, len(r.Rows))
 	for i, x := range r.Rows {
 		out[i] = []string{instant(&x.PeriodStart), instant(&x.PeriodEnd), x.AssetID, x.Product, x.RevenueTotal, x.BackupFeeTotal,
@@ -340,7 +340,7 @@ func (r RevenueSummary) CSVRows() [][]string {
 	return out
 }
 
-type revenueOutput struct{ Body RevenueSummary }
+type revenueOutput struct{ Body RevenueReport }
 
 func page(q PageQuery) (reporting.Page, error) {
 	return reporting.Page{Limit: q.Limit, Offset: q.Offset}.Resolve()
@@ -398,10 +398,10 @@ func Register(s *httpapi.Server, svc *settlement.Service) {
 			return nil, err
 		}
 		from, to := window(len(r.Runs), pg)
-		out := GateReport{OrganizationID: r.OrganizationID, Start: r.Window.Start, End: r.Window.End, AsOf: r.AsOf,
-			Gates: make([]GateRun, 0, to-from), Total: len(r.Runs), Limit: pg.Limit, Offset: pg.Offset}
+		out := QualityGateReport{OrganizationID: r.OrganizationID, Start: r.Window.Start, End: r.Window.End, AsOf: r.AsOf,
+			Gates: make([]QualityGateRun, 0, to-from), Total: len(r.Runs), Limit: pg.Limit, Offset: pg.Offset}
 		for _, g := range r.Runs[from:to] {
-			out.Gates = append(out.Gates, GateRun{AssetID: g.AssetID, Gate: string(g.Gate), Start: g.Start, End: g.End,
+			out.Gates = append(out.Gates, QualityGateRun{AssetID: g.AssetID, Gate: string(g.Gate), Start: g.Start, End: g.End,
 				BlockCount: g.Blocks(), Until: optTime(g.Until), ProcessedAt: optTime(g.ProcessedAt), Detail: detail(g)})
 		}
 		return &gatesOutput{Body: out}, nil
@@ -428,16 +428,16 @@ func Register(s *httpapi.Server, svc *settlement.Service) {
 			return nil, err
 		}
 		from, to := window(len(r.Rows), pg)
-		out := RevenueSummary{OrganizationID: r.OrganizationID, StartTime: r.Window.Start, EndTime: r.Window.End,
-			Granularity: string(r.Granularity), Currency: "EUR", AsOf: r.AsOf, Rows: make([]RevenueRow, 0, to-from),
+		out := RevenueReport{OrganizationID: r.OrganizationID, StartTime: r.Window.Start, EndTime: r.Window.End,
+			Granularity: string(r.Granularity), Currency: "EUR", AsOf: r.AsOf, Rows: make([]RevenueReportRow, 0, to-from),
 			NetTotal: amount(r.Total.Net()), Status: string(r.Status), Total: len(r.Rows), Limit: pg.Limit, Offset: pg.Offset}
 		for _, x := range r.Rows[from:to] {
-			out.Rows = append(out.Rows, RevenueRow{PeriodStart: x.PeriodStart, PeriodEnd: x.PeriodEnd, AssetID: x.AssetID,
+			out.Rows = append(out.Rows, RevenueReportRow{PeriodStart: x.PeriodStart, PeriodEnd: x.PeriodEnd, AssetID: x.AssetID,
 				Product: string(x.Product), RevenueTotal: amount(x.Figure.Revenue), BackupFeeTotal: amount(x.Figure.BackupFee),
 				PenaltyTotal: amount(x.Figure.Penalty), NetTotal: amount(x.Figure.Net()), Status: string(x.Status), BlockCount: x.Blocks})
 		}
 		for _, t := range r.Totals {
-			out.Totals = append(out.Totals, RevenueTotal{Product: string(t.Product), RevenueTotal: amount(t.Figure.Revenue),
+			out.Totals = append(out.Totals, RevenueReportTotal{Product: string(t.Product), RevenueTotal: amount(t.Figure.Revenue),
 				BackupFeeTotal: amount(t.Figure.BackupFee), PenaltyTotal: amount(t.Figure.Penalty), NetTotal: amount(t.Figure.Net()),
 				Status: string(t.Status), BlockCount: t.Blocks})
 		}
