@@ -8,10 +8,15 @@
 // (capacity awards, energy outcomes) and the cover steps of the pool
 // dispatch (CoverStep, read through CoverSteps). Money is exact rational
 // arithmetic over the decimal inputs, rounded once per figure to the cent,
-// half away from zero. StatusAt and Published decide PRELIMINARY and FINAL
-// from the platform clock at read time. Settler is the background job
+// half away from zero. Rule (StatusAt, FinalAt, Published) decides
+// PRELIMINARY and FINAL from the platform clock at read time, FINAL after
+// the configurable settlement lag (FinalLag). Settler is the background job
 // settlement.compute that computes each quarter-hour once it is delivered
 // and its energy outcomes are in, recomputes the recent ones, and stores
 // them through Store, which keeps processed_at unchanged while a block's
-// figures are unchanged. docs/settlement.md records the decisions.
+// figures are unchanged. Service answers the reads: the settlement
+// envelope (Settlement, Build), the quality gates (QualityGates,
+// DecideGates) and the revenue summary (Revenue, Summarise); their HTTP
+// form is settlementhttp. docs/settlement.md and docs/reporting.md record
+// the decisions.
 package settlement
