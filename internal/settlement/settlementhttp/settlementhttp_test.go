@@ -138,15 +138,6 @@ type product struct {
 	Penalty   string  `json:"penalty_total"`
 }
 
-type block struct {
-	BlockStart  time.Time           `json:"block_start"`
-	ProcessedAt time.Time           `json:"processed_at"`
-	Status      string              `json:"status"`
-	FinalAt     time.Time           `json:"final_at"`
-	DeliveryDay string              `json:"delivery_day"`
-	Products    map[string]*product `json:"-"`
-}
-
 type envelope struct {
 	Status   string `json:"status"`
 	Currency string `json:"currency"`
