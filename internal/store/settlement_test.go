@@ -170,15 +170,22 @@ func TestSettlementStoreSave(t *testing.T) {
 		if got := readBlocks(t, b, auth.Visibility{All: true}, "acme", []string{"a1"}, calendar.Interval{Start: q, End: q2.Add(time.Minute)}); len(got) != 2 {
 			t.Fatalf("the administrator reads %v", got)
 		}
-		// The window is [start, end) on block_start; no assets, no blocks.
+		// The window is [start, end) on block_start; an empty list of assets
+		// reads none, nil every asset of the organisation.
 		if got := readBlocks(t, b, assetAcme, "acme", []string{"a1"}, calendar.Interval{Start: q.Add(time.Microsecond), End: q2}); len(got) != 0 {
 			t.Fatalf("a block before the window: %v", got)
 		}
 		if got := readBlocks(t, b, assetAcme, "acme", []string{"a1"}, calendar.Interval{Start: q.Add(-time.Hour), End: q}); len(got) != 0 {
 			t.Fatalf("a block at the window's end: %v", got)
 		}
-		if got := readBlocks(t, b, assetAcme, "acme", nil, w); len(got) != 0 {
+		if got := readBlocks(t, b, assetAcme, "acme", []string{}, w); len(got) != 0 {
 			t.Fatalf("no assets: %v", got)
+		}
+		if got := readBlocks(t, b, assetAcme, "acme", nil, w); len(got) != 2 {
+			t.Fatalf("every asset: %v", got)
+		}
+		if got := readBlocks(t, b, auth.Visibility{OrganizationID: "beta"}, "acme", nil, w); len(got) != 0 {
+			t.Fatalf("another organisation reads every asset: %v", got)
 		}
 		// FINAL's window starts at the zero time.
 		if got := readBlocks(t, b, assetAcme, "acme", []string{"a1"}, calendar.Interval{End: q2}); len(got) != 1 {
