@@ -207,6 +207,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	}
 	jobs = append(jobs, delivery)
 	jobs = append(jobs, a.settlementJobs()...)
+	jobs = append(jobs, a.nominationJobs()...)
 	coverJobs, err := a.portfolioJobs(staleAfter)
 	if err != nil {
 		return nil, err
@@ -261,6 +262,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	faulthttp.Register(a.Server, a.Faults)
 	portfoliohttp.Register(a.Server, a.Portfolio, a.Pools)
 	poolshttp.Register(a.Server, a.Pools)
+	a.registerNominations()
 	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
 	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log, Credentials: a.Credentials})
 	alarmstream.Register(a.Server, a.AlarmStream)
