@@ -1,7 +1,3 @@
-// Package nominationhttp serves the balancing-group schedules, their
-// nomination files and revisions, and the balancing-group EIC
-// configuration (docs/reporting.md, "Balancing-group schedules and
-// nomination files").
 package nominationhttp
 
 import (

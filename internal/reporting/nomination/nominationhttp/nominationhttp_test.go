@@ -73,7 +73,9 @@ func setup(t *testing.T, b store.Backend) *testkit.Harness {
 			Market: bids.AFRREnergy, Product: x.p, Start: qs[x.q].Start, End: qs[x.q].End, OfferedMW: 5, EnergyPrice: &price,
 			Status: bids.Successful, AwardedMW: &mw, CreatedAt: testkit.Start, UpdatedAt: testkit.Start}
 		err := b.Bids().Apply(ctx, auth.Visibility{All: true}, assets.Asset{ID: bid.AssetID}, bid.Market, bid.Interval(),
-			func(assets.Asset, []bids.Bid) (bids.Changes, error) { return bids.Changes{Insert: []bids.Bid{bid}}, nil })
+			func(assets.Asset, []bids.Bid) (bids.Changes, error) {
+				return bids.Changes{Insert: []bids.Bid{bid}}, nil
+			})
 		if err != nil {
 			t.Fatal(err)
 		}
