@@ -77,19 +77,41 @@ func (j *Job) Jobs() []worker.Job {
 // Run nominates every day completed by due within Lookback, then sends
 // what is unsent.
 func (j *Job) Run(ctx context.Context, due time.Time) error {
+	var r registry // read once per run, when a day needs it
 	last := calendar.DayOf(due).AddDays(-1)
 	for d := last; due.Sub(d.Span().End) < Lookback; d = d.AddDays(-1) {
-		if err := j.Nominate(ctx, d, due); err != nil {
+		if err := j.nominate(ctx, d, due, &r); err != nil {
 			return err
 		}
 	}
 	return j.Send(ctx)
 }
 
-// Nominate builds the nominations of day d and stores each changed one as
+// registry is the asset zones and configurations a run builds with.
+type registry struct {
+	read    bool
+	zones   []AssetZone
+	configs []Config
+}
+
+func (j *Job) load(ctx context.Context, r *registry) (err error) {
+	if r.read {
+		return nil
+	}
+	if r.zones, err = j.store.AssetZones(ctx); err != nil {
+		return err
+	}
+	if r.configs, err = j.store.Configs(ctx); err != nil {
+		return err
+	}
+	r.read = true
+	return nil
+}
+
+// nominate builds the nominations of day d and stores each changed one as
 // a new revision. A day whose bids are not all settled waits until Grace
 // after its end.
-func (j *Job) Nominate(ctx context.Context, d calendar.Day, due time.Time) error {
+func (j *Job) nominate(ctx context.Context, d calendar.Day, due time.Time, r *registry) error {
 	span := d.Span()
 	if due.Before(span.End) {
 		return nil
@@ -98,18 +120,13 @@ func (j *Job) Nominate(ctx context.Context, d calendar.Day, due time.Time) error
 	if err != nil {
 		return err
 	}
-	if !Complete(in) && due.Sub(span.End) < Grace {
-		return nil
+	if len(in) == 0 || !Complete(in) && due.Sub(span.End) < Grace {
+		return nil // nothing to nominate, or outcomes still due
 	}
-	zones, err := j.store.AssetZones(ctx)
-	if err != nil {
+	if err := j.load(ctx, r); err != nil {
 		return err
 	}
-	configs, err := j.store.Configs(ctx)
-	if err != nil {
-		return err
-	}
-	built := Build(Input{Day: d, Bids: in, Assets: zones, Configs: configs})
+	built := Build(Input{Day: d, Bids: in, Assets: r.zones, Configs: r.configs})
 	keys := make([]Key, 0, len(built))
 	for k := range built {
 		keys = append(keys, k)
