@@ -42,6 +42,9 @@ func (a *App) seedDemoBalancingGroups(ctx context.Context) error {
 		c := nomination.Config{OrganizationID: DemoOrganization, TSO: tso, ResponsibleOrganizationID: DemoOrganization,
 			EICs: nomination.EICs{ControlArea: e[0], SourceControlArea: e[0], TargetControlArea: e[0], SourceBalancingGroup: e[1], TargetBalancingGroup: e[2]},
 			Note: demoEICNote, UpdatedAt: a.Clock.Now()}
+		if err := c.Validate(); err != nil { // a mistyped check character fails every start, and so the tests
+			return err
+		}
 		if err := a.Store.Nominations().EnsureConfig(ctx, c); err != nil {
 			return err
 		}
