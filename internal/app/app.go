@@ -209,6 +209,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	}
 	jobs = append(jobs, delivery)
 	jobs = append(jobs, a.settlementJobs()...)
+	jobs = append(jobs, a.nominationJobs()...)
 	coverJobs, err := a.portfolioJobs(staleAfter)
 	if err != nil {
 		return nil, err
@@ -265,6 +266,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	poolshttp.Register(a.Server, a.Pools)
 	settlementhttp.Register(a.Server, settlement.NewService(settlement.Deps{Store: a.Store.Settlements(), Assets: a.Assets,
 		Organizations: a.Store.Directory(), Clock: a.Clock, Rule: settlement.NewRule(cfg.SettlementFinalLag)}))
+	a.registerNominations()
 	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
 	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log, Credentials: a.Credentials})
 	alarmstream.Register(a.Server, a.AlarmStream)

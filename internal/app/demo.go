@@ -12,14 +12,17 @@ const (
 	DemoAssetID      = "demo-bess"
 )
 
-// seedDemo creates the demonstration organisation and its simulated
-// battery if they do not exist; an existing demo asset is left as the
-// users changed it.
+// seedDemo creates the demonstration organisation, its simulated battery
+// and its balancing-group configuration (test EICs) if they do not exist;
+// an existing demo asset or configuration is left as the users changed it.
 func (a *App) seedDemo(ctx context.Context) error {
 	if err := a.Directory.EnsureOrganization(ctx, DemoOrganization, "Demonstration organisation"); err != nil {
 		return err
 	}
-	return a.Assets.EnsureAsset(ctx, demoAsset())
+	if err := a.Assets.EnsureAsset(ctx, demoAsset()); err != nil {
+		return err
+	}
+	return a.seedDemoBalancingGroups(ctx)
 }
 
 // demoAsset is a standalone battery of 10 MW and 20 MWh in the 50Hertz

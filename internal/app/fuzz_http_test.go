@@ -402,6 +402,10 @@ func (s *fuzzServer) pathValue(path, name string, n uint8) (string, bool) {
 		return s.fault, true
 	case "pool_id":
 		return fuzzPool, true
+	case "organization_id":
+		return fuzzOrg, true
+	case "tso":
+		return "50HZ", true
 	case "alarm_key":
 		return fuzzAssets[n] + ":" + alarms.RuleTelemetry, true
 	}
@@ -847,6 +851,10 @@ var fuzzExamples = map[string]struct {
 	"create-pool":  {variantMember, `{"pool_id":"fuzz-new","list_asset_ids":["fuzz-c"],"allow_internal_collateralisation":true}`},
 	"replace-pool": {variantMember, `{"list_asset_ids":["fuzz-b","fuzz-c"],"allow_internal_collateralisation":true}`},
 	"delete-pool":  {variantMember, ""},
+
+	"put-balancing-group-config": {0, `{"control_area_eic":"10YDE-VE-------2","source_control_area_eic":"10YDE-VE-------2",
+		"target_control_area_eic":"10YDE-VE-------2","source_balancing_group_eic":"11XATCP-TEST-P1C",
+		"target_balancing_group_eic":"11XATCP-TEST-D1B","note":"test values"}`},
 
 	"inject-simulator-fault": {0, `{"kind":"communication_loss","duration_seconds":600}`},
 	"clear-simulator-fault":  {0, ""},
