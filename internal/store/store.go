@@ -24,6 +24,7 @@ import (
 	"atcp/internal/markets/bids"
 	"atcp/internal/pools"
 	"atcp/internal/portfolio"
+	"atcp/internal/reporting/afrrreport"
 	"atcp/internal/restrictions"
 	"atcp/internal/segmentation"
 	"atcp/internal/settlement"
@@ -63,6 +64,7 @@ type Backend interface {
 	Settlements() settlement.Store
 	CoverSteps() portfolio.Store
 	Pools() pools.Store
+	AFRRDispatchEvents() afrrreport.Store
 }
 
 var (

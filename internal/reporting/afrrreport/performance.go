@@ -28,15 +28,20 @@ type Period struct {
 func Periods(totals []SlotTotal, g reporting.Granularity, w reporting.Window) []Period {
 	starts := g.Periods(w)
 	out := make([]Period, len(starts))
+	ends := make([]time.Time, len(starts))
 	for i, s := range starts {
-		out[i] = Period{Start: s, Granularity: g}
+		out[i], ends[i] = Period{Start: s, Granularity: g}, g.PeriodEnd(s)
 	}
+	// totals are in order of their quarter-hour: one pass.
 	i := 0
 	for _, t := range totals {
-		for i < len(out)-1 && !t.Slot.Before(g.PeriodEnd(out[i].Start)) {
+		for i < len(out) && !t.Slot.Before(ends[i]) {
 			i++
 		}
-		if len(out) == 0 || t.Slot.Before(out[i].Start) || !t.Slot.Before(g.PeriodEnd(out[i].Start)) {
+		if i == len(out) {
+			break
+		}
+		if t.Slot.Before(out[i].Start) {
 			continue
 		}
 		p := &out[i]
