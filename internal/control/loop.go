@@ -85,7 +85,7 @@ type Options struct {
 	// quarter-hour; nil records none.
 	AFRREvents DispatchEvents
 	Logger     *slog.Logger
-	Registerer   prometheus.Registerer
+	Registerer prometheus.Registerer
 }
 
 // Timing of the loop (platform-clock time).
