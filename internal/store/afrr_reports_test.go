@@ -115,7 +115,7 @@ func TestAFRRDispatchEventStore(t *testing.T) {
 			t.Fatalf("an administrator sees beta's: %d", n)
 		}
 
-		totals, err := s.Totals(ctx, acme, "a1", w)
+		totals, err := s.Totals(ctx, acme, "a1", w, afrrreport.PerQuarterHour)
 		if err != nil || len(totals) != 5 {
 			t.Fatalf("totals: %+v %v", totals, err)
 		}
@@ -129,7 +129,14 @@ func TestAFRRDispatchEventStore(t *testing.T) {
 		if skipped := totals[3]; skipped.Dispatched != 0 || skipped.Filtered != 1 || skipped.Count != 1 {
 			t.Fatalf("skipped totals: %+v", skipped)
 		}
-		if bt, _ := s.Totals(ctx, acme, "b1", w); len(bt) != 0 {
+		// Per hour (qh is one): the four quarter-hours of neg in one row (the
+		// concurrent writers set 1 to 4 MW at qh+45).
+		hourly, err := s.Totals(ctx, acme, "a1", w, afrrreport.PerHour)
+		if err != nil || len(hourly) != 2 || !hourly[1].Slot.Equal(qh) || hourly[1].Direction != bids.Neg || hourly[1].Count != 4 ||
+			hourly[1].Dispatched != 3 || hourly[1].Filtered != 2 || hourly[1].SetMW < 4+5+1 || hourly[1].SetMW > 4+5+4 || hourly[0].Count != 1 {
+			t.Fatalf("hourly totals: %+v %v", hourly, err)
+		}
+		if bt, _ := s.Totals(ctx, acme, "b1", w, afrrreport.PerQuarterHour); len(bt) != 0 {
 			t.Fatalf("acme's totals of beta: %+v", bt)
 		}
 	})
@@ -205,7 +212,7 @@ func BenchmarkAFRRReports(b *testing.B) {
 			})
 			b.Run("performance-daily", func(b *testing.B) {
 				timed(b, func() {
-					totals, err := s.Totals(ctx, acme, "a1", w)
+					totals, err := s.Totals(ctx, acme, "a1", w, afrrreport.PerHour)
 					if err != nil {
 						b.Fatal(err)
 					}

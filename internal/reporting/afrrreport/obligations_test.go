@@ -34,11 +34,11 @@ func TestObligations(t *testing.T) {
 	}
 	energyBids := []bids.Bid{
 		energy(0, 10, bids.Successful, fp(6), price(-12.4)), // fulfilled
-		energy(1, 6, bids.Rejected, nil, price(-12.4)),       // 4 MW short
-		energy(1, 3, bids.Pending, nil, nil),                 // never reached the market
-		energy(2, 10, bids.Successful, fp(6), price(-3)),     // delivered too little
-		energy(3, 10, bids.Submitted, nil, nil),              // outcome pending
-		energy(4, 10, bids.Successful, fp(5), price(-1)),     // no dispatch event
+		energy(1, 6, bids.Rejected, nil, price(-12.4)),      // 4 MW short
+		energy(1, 3, bids.Pending, nil, nil),                // never reached the market
+		energy(2, 10, bids.Successful, fp(6), price(-3)),    // delivered too little
+		energy(3, 10, bids.Submitted, nil, nil),             // outcome pending
+		energy(4, 10, bids.Successful, fp(5), price(-1)),    // no dispatch event
 	}
 	totals := []SlotTotal{
 		{Slot: q(0), Direction: bids.Neg, Count: 1, Dispatched: 1, SetMW: 6, AcceptedMW: 5.98},
@@ -64,7 +64,7 @@ func TestObligations(t *testing.T) {
 		{0, 10, 0, "", nil, OfferShortfall}, // under way, nothing offered
 		{0, 10, 0, "", nil, OfferShortfall}, // not begun, its gate (25 minutes before) passed
 		{0, 10, 0, "", nil, OfferShortfall},
-		{0, 10, 0, "", nil, Open},           // its gate has not
+		{0, 10, 0, "", nil, Open}, // its gate has not
 	}
 	for i, w := range want {
 		o := got[i]

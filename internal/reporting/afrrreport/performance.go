@@ -22,7 +22,8 @@ type Period struct {
 	FillRatePct *float64
 }
 
-// Periods folds the slot totals into the periods of g overlapping w, every
+// Periods folds the totals (per quarter-hour, or per hour unless g is
+// FifteenMinutes) into the periods of g overlapping w, every
 // one of them, zero-valued when it holds no event (a steady axis; a period
 // without events has a null fill rate). Hours and days are Berlin's.
 func Periods(totals []SlotTotal, g reporting.Granularity, w reporting.Window) []Period {

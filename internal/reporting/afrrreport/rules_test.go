@@ -18,9 +18,9 @@ func utc(s string) time.Time {
 
 func TestClassify(t *testing.T) {
 	cases := []struct {
-		name                    string
+		name                   string
 		planned, set, accepted float64
-		want                    Outcome
+		want                   Outcome
 	}{
 		{"delivered exactly", -5, -5, -5, Delivered},
 		{"within 5 %", -5, -5, -4.8, Delivered},

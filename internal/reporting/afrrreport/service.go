@@ -68,7 +68,11 @@ func (s *Service) Performance(ctx context.Context, p *auth.Principal, assetID st
 	if err != nil {
 		return nil, err
 	}
-	totals, err := s.store.Totals(ctx, p.Visibility(), a.PhysicalID(), w)
+	per := PerHour
+	if g == reporting.FifteenMinutes {
+		per = PerQuarterHour
+	}
+	totals, err := s.store.Totals(ctx, p.Visibility(), a.PhysicalID(), w, per)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +99,7 @@ func (s *Service) Obligations(ctx context.Context, p *auth.Principal, assetID st
 	if err != nil {
 		return nil, 0, pg, err
 	}
-	totals, err := s.store.Totals(ctx, v, a.PhysicalID(), w)
+	totals, err := s.store.Totals(ctx, v, a.PhysicalID(), w, PerQuarterHour)
 	if err != nil {
 		return nil, 0, pg, err
 	}

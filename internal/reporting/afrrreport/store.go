@@ -21,14 +21,25 @@ type Store interface {
 	// and how many there are in all.
 	List(ctx context.Context, v auth.Visibility, assetID string, w reporting.Window, p reporting.Page) ([]Event, int, error)
 	// Totals returns the asset's events visible to v whose quarter-hour
-	// overlaps w, summed per quarter-hour and direction, in that order.
-	Totals(ctx context.Context, v auth.Visibility, assetID string, w reporting.Window) ([]SlotTotal, error)
+	// overlaps w, summed per bucket (the quarter-hour, or its UTC hour) and
+	// direction, in that order.
+	Totals(ctx context.Context, v auth.Visibility, assetID string, w reporting.Window, per Bucket) ([]SlotTotal, error)
 }
 
-// SlotTotal sums the events of one asset, quarter-hour and direction
-// (today at most one event, but the sums keep the reports independent of
-// that): how many, how many were sent power, how many filtered, and the
-// magnitudes set and accepted in the direction (Magnitudes).
+// Bucket is what Totals sums over.
+type Bucket int
+
+const (
+	// PerQuarterHour sums each quarter-hour.
+	PerQuarterHour Bucket = iota
+	// PerHour sums each UTC hour, which is a Berlin hour (whole-hour
+	// offsets): a quarter of the rows for the hourly and daily periods.
+	PerHour
+)
+
+// SlotTotal sums the events of one asset, bucket and direction: how many,
+// how many were sent power, how many filtered, and the magnitudes set and
+// accepted in the direction (Magnitudes). Slot is the bucket's start.
 type SlotTotal struct {
 	Slot       time.Time
 	Direction  bids.Product

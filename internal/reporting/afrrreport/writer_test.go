@@ -35,7 +35,7 @@ func (m *memStore) List(context.Context, auth.Visibility, string, reporting.Wind
 	return nil, 0, nil
 }
 
-func (m *memStore) Totals(context.Context, auth.Visibility, string, reporting.Window) ([]SlotTotal, error) {
+func (m *memStore) Totals(context.Context, auth.Visibility, string, reporting.Window, Bucket) ([]SlotTotal, error) {
 	return nil, nil
 }
 

@@ -116,7 +116,7 @@ func (s afrrEventStore) List(ctx context.Context, v auth.Visibility, assetID str
 	return events, total, nil
 }
 
-func (s afrrEventStore) Totals(ctx context.Context, v auth.Visibility, assetID string, w reporting.Window) (_ []afrrreport.SlotTotal, err error) {
+func (s afrrEventStore) Totals(ctx context.Context, v auth.Visibility, assetID string, w reporting.Window, per afrrreport.Bucket) (_ []afrrreport.SlotTotal, err error) {
 	defer sqlutil.Wrap(&err, "afrr dispatch events: totals")
 	return collectDispatch(func(row pgx.Row) (afrrreport.SlotTotal, error) {
 		var t afrrreport.SlotTotal
@@ -124,9 +124,10 @@ func (s afrrEventStore) Totals(ctx context.Context, v auth.Visibility, assetID s
 		err := row.Scan(&t.Slot, &dir, &t.Count, &t.Dispatched, &t.Filtered, &t.SetMW, &t.AcceptedMW)
 		t.Slot, t.Direction = t.Slot.UTC(), bids.Product(dir)
 		return t, err
-	})(s.db.conn(ctx).Query(ctx, `SELECT dispatch_slot, direction, count(*)::int,
+	})(s.db.conn(ctx).Query(ctx, `SELECT CASE WHEN $6 THEN date_bin(interval '1 hour', dispatch_slot, timestamptz '2000-01-01 00:00:00+00')
+			ELSE dispatch_slot END AS bucket, direction, count(*)::int,
 		count(*) FILTER (WHERE set_mw <> 0)::int, count(*) FILTER (WHERE filter_reason IS NOT NULL)::int,
 		sum(GREATEST(0, CASE WHEN direction = 'pos' THEN set_mw ELSE -set_mw END)),
 		sum(GREATEST(0, CASE WHEN direction = 'pos' THEN accepted_mw ELSE -accepted_mw END))`+afrrEventWindow+`
-		GROUP BY dispatch_slot, direction ORDER BY dispatch_slot, direction DESC`, assetID, w.Start, w.End, v.All, v.OrganizationID))
+		GROUP BY bucket, direction ORDER BY bucket, direction DESC`, assetID, w.Start, w.End, v.All, v.OrganizationID, per == afrrreport.PerHour))
 }

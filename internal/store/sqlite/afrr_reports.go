@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -130,7 +131,7 @@ func (s afrrEventStore) List(ctx context.Context, v auth.Visibility, assetID str
 	return events, total, nil
 }
 
-func (s afrrEventStore) Totals(ctx context.Context, v auth.Visibility, assetID string, w reporting.Window) (_ []afrrreport.SlotTotal, err error) {
+func (s afrrEventStore) Totals(ctx context.Context, v auth.Visibility, assetID string, w reporting.Window, per afrrreport.Bucket) (_ []afrrreport.SlotTotal, err error) {
 	defer sqlutil.Wrap(&err, "afrr dispatch events: totals")
 	return collect(func(row restrictionRow) (afrrreport.SlotTotal, error) {
 		var t afrrreport.SlotTotal
@@ -139,10 +140,19 @@ func (s afrrEventStore) Totals(ctx context.Context, v auth.Visibility, assetID s
 		err := row.Scan(&slot, &dir, &t.Count, &t.Dispatched, &t.Filtered, &t.SetMW, &t.AcceptedMW)
 		t.Slot, t.Direction = sqlutil.FromMicros(slot), bids.Product(dir)
 		return t, err
-	})(s.db.read(ctx).QueryContext(ctx, `SELECT dispatch_slot, direction, count(*), sum(set_mw <> 0),
+	})(s.db.read(ctx).QueryContext(ctx, `SELECT dispatch_slot / ?6 * ?6 AS bucket, direction, count(*), sum(set_mw <> 0),
 		sum(filter_reason IS NOT NULL),
 		sum(max(0, CASE WHEN direction = 'pos' THEN set_mw ELSE -set_mw END)),
 		sum(max(0, CASE WHEN direction = 'pos' THEN accepted_mw ELSE -accepted_mw END))`+afrrEventWindow+`
-		GROUP BY dispatch_slot, direction ORDER BY dispatch_slot, direction DESC`,
-		assetID, sqlutil.Micros(w.Start), sqlutil.Micros(w.End), v.All, v.OrganizationID))
+		GROUP BY bucket, direction ORDER BY bucket, direction DESC`,
+		assetID, sqlutil.Micros(w.Start), sqlutil.Micros(w.End), v.All, v.OrganizationID, bucketMicros(per)))
+}
+
+// bucketMicros is the length of a Totals bucket in microseconds (slots
+// are microseconds since the epoch, whose hours are UTC's).
+func bucketMicros(per afrrreport.Bucket) int64 {
+	if per == afrrreport.PerHour {
+		return time.Hour.Microseconds()
+	}
+	return (15 * time.Minute).Microseconds()
 }
