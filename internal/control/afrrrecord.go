@@ -100,7 +100,8 @@ func (u *unit) measuredAFRR(dir int, mw float64, ok bool) {
 // finishAFRR turns the quarter-hour starting at slot into events, one per
 // battery and direction it was asked for aFRR energy in, at end (the
 // quarter-hour's end, when the loop records them), and resets the
-// accumulation. Capacity prices come from the awards as read for slot.
+// accumulation. Awards and capacity prices are those as read for slot
+// (before covers: a battery's own).
 func (l *Loop) finishAFRR(slot, end time.Time) []afrrreport.Event {
 	var out []afrrreport.Event
 	var prices map[string][2]*decimal.Decimal
@@ -130,10 +131,14 @@ func (l *Loop) finishAFRR(slot, end time.Time) []afrrreport.Event {
 				PlannedMW: roundMW(a.planned / n), SetMW: roundMW(a.set / n), AcceptedMW: roundMW(a.accepted / n),
 				Slot: slot, CapacityPrice: prices[id][dir], Category: afrrreport.EnergyBid,
 			}
+			awarded := l.awards.afrrPos[id]
+			if dir == afrrNeg {
+				awarded = l.awards.afrrNeg[id]
+			}
 			switch {
 			case a.covered/n > 0.5:
 				e.Category = afrrreport.BackupCover
-			case prices[id][dir] != nil:
+			case awarded > 0:
 				e.Category = afrrreport.CapacityObligation
 			}
 			e.Outcome = afrrreport.Classify(e.PlannedMW, e.SetMW, e.AcceptedMW)
