@@ -17,6 +17,8 @@ import (
 	"atcp/internal/markets/bids"
 	"atcp/internal/reporting/afrrreport"
 	"atcp/internal/reporting/afrrreport/afrrreporthttp"
+	"atcp/internal/segmentation"
+	"atcp/internal/segmentation/segmentationhttp"
 	"atcp/internal/store"
 	"atcp/internal/testkit"
 )
@@ -53,6 +55,15 @@ func TestAFRRReports(t *testing.T) {
 			h.Do("POST", "/v1/assets", admin, map[string]any{"asset_id": a.id, "asset_name": a.id, "asset_type": "standalone",
 				"location": "Cottbus", "organisation_id": a.org}).Expect(t, 201, "")
 		}
+		// bess-1 in two segments: bess-1.a is a virtual asset.
+		segments := segmentation.NewService(b.Segmentations(), registry, b.Bids(), h.Clock)
+		registry.SetVirtualResolver(segments)
+		segmentationhttp.Register(h.Server, segments)
+		writer := h.TokenFor("acme", auth.AssetWrite)
+		h.Do("PUT", "/v1/assets/bess-1/segmentation", writer, map[string]any{"mode": "proportional",
+			"segments": []any{map[string]any{"segment_id": "a", "name": "A", "share": 0.5}, map[string]any{"segment_id": "b", "name": "B", "share": 0.5}}}).
+			Expect(t, 200, "")
+		h.Do("POST", "/v1/assets/bess-1/segmentation/activate", writer, nil).Expect(t, 200, "")
 		now := h.Clock.Now() // 2026-02-01T06:00Z, 07:00 Berlin
 		q := func(i int) time.Time { return now.Add(time.Duration(i-4) * 15 * time.Minute) }
 		price := decimal.RequireFromString("-12.4")
@@ -191,6 +202,20 @@ func TestAFRRReports(t *testing.T) {
 		if lines := strings.Split(strings.TrimSpace(csv), "\r\n"); len(lines) != 2 ||
 			lines[1] != q(0).Format(time.RFC3339)+",neg,10,5.0000,10,0,5,-12.40,4.99,fulfilled" {
 			t.Fatalf("obligations CSV:\n%s", csv)
+		}
+		// A virtual asset: its battery's dispatches and performance, its own
+		// obligations (it holds no award).
+		h.Do("GET", "/v1/assets/bess-1.a/reports/afrr/dispatches", acme, nil).Expect(t, 200, "").JSON(t, &list)
+		if list.Total != 4 || list.Dispatches[0].AssetID != "bess-1" {
+			t.Fatalf("the virtual asset's dispatches: %+v", list)
+		}
+		h.Do("GET", "/v1/assets/bess-1.a/reports/afrr/performance?granularity=daily", acme, nil).Expect(t, 200, "").JSON(t, &perf)
+		if perf.AssetID != "bess-1.a" || perf.Periods[1].DispatchCount != 4 {
+			t.Fatalf("the virtual asset's performance: %+v", perf)
+		}
+		h.Do("GET", "/v1/assets/bess-1.a/reports/afrr/obligations", acme, nil).Expect(t, 200, "").JSON(t, &obl)
+		if obl.Total != 0 {
+			t.Fatalf("the virtual asset's obligations: %+v", obl)
 		}
 		h.Do("GET", "/v1/assets/b-1/reports/afrr/obligations", beta, nil).Expect(t, 200, "").JSON(t, &obl)
 		if obl.Total != 0 || obl.Obligations == nil {
