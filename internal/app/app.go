@@ -49,6 +49,8 @@ import (
 	"atcp/internal/pools/poolshttp"
 	"atcp/internal/portfolio"
 	"atcp/internal/portfolio/portfoliohttp"
+	"atcp/internal/reporting/afrrreport"
+	"atcp/internal/reporting/afrrreport/afrrreporthttp"
 	"atcp/internal/restrictions"
 	"atcp/internal/restrictions/restrictionshttp"
 	"atcp/internal/segmentation"
@@ -87,6 +89,7 @@ type App struct {
 	Energy       *afrr.EnergyService
 	Market       *simulation.Market
 	Portfolio    *portfolio.Service
+	AFRRReports  *afrrreport.Service
 	Dispatch     *dispatch.Service
 	State        *assetstate.Service
 	Alarms       *alarms.Service
@@ -98,6 +101,9 @@ type App struct {
 	incidents *fault.Opener
 	// Control is the control loop; nil when ATCP_SIMULATE is false.
 	Control *control.Loop
+	// afrrEvents stores the loop's aFRR dispatch events off its goroutine
+	// (nil without the loop).
+	afrrEvents *afrrreport.Writer
 	// mqtt is the MQTT adapter when ATCP_MQTT_URL names a broker.
 	mqtt *mqtt.Adapter
 	// Outbox takes the events the event bus delivers (docs/events.md);
@@ -179,6 +185,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Restrictions = restrictions.NewService(a.Store.Restrictions(), a.Assets, a.Clock)
 	a.Contacts = contacts.NewService(a.Store.Contacts(), a.Assets, a.Clock)
 	a.Portfolio = portfolio.NewService(a.Store.CoverSteps(), a.Assets, a.Clock)
+	a.AFRRReports = afrrreport.NewService(a.Store.AFRRDispatchEvents(), a.Assets, a.Store.Bids(), a.Clock)
 
 	// The simulated market stands in for the TSOs' platform: it forwards,
 	// clears and settles with the replayed days' published results.
@@ -263,6 +270,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	alarmshttp.Register(a.Server, a.Alarms)
 	faulthttp.Register(a.Server, a.Faults)
 	portfoliohttp.Register(a.Server, a.Portfolio, a.Pools)
+	afrrreporthttp.Register(a.Server, a.AFRRReports)
 	poolshttp.Register(a.Server, a.Pools)
 	settlementhttp.Register(a.Server, settlement.NewService(settlement.Deps{Store: a.Store.Settlements(), Assets: a.Assets,
 		Organizations: a.Store.Directory(), Clock: a.Clock, Rule: settlement.NewRule(cfg.SettlementFinalLag)}))
@@ -301,6 +309,9 @@ func (a *App) Run(ctx context.Context) error {
 	workers.Go(func() { a.Credentials.Watch(workCtx) })
 	workers.Go(func() { a.Tokens.WatchKeys(workCtx) })
 	workers.Go(func() { a.AlarmStream.Run(workCtx) }) // closes its streams with 1001, then returns
+	if a.afrrEvents != nil {
+		workers.Go(func() { a.afrrEvents.Run(workCtx) }) // writes what is left, then returns
+	}
 	workers.Go(func() {
 		if err := a.workers.Run(workCtx); err != nil {
 			a.Log.Error("background workers stopped", "error", err)

@@ -10,6 +10,7 @@ import (
 	"atcp/internal/control"
 	"atcp/internal/dispatch"
 	"atcp/internal/markets/replay"
+	"atcp/internal/reporting/afrrreport"
 	"atcp/internal/telemetry"
 	"atcp/internal/worker"
 )
@@ -53,6 +54,8 @@ func (a *App) controlLoop(data *replay.Dataset) (*control.Loop, error) {
 		a.mqtt = m
 		adapters[assets.AdapterMQTT] = m
 	}
+	activations := simulated.NewActivations(data)
+	a.afrrEvents = afrrreport.NewWriter(a.Store.AFRRDispatchEvents(), activations, a.Log)
 	return control.New(control.Options{
 		Assets:       a.Assets,
 		Adapters:     adapters,
@@ -60,11 +63,12 @@ func (a *App) controlLoop(data *replay.Dataset) (*control.Loop, error) {
 		Restrictions: a.Store.Restrictions(),
 		Curtailments: a.Restrictions,
 		Bids:         a.Store.Bids(),
-		Activations:  simulated.NewActivations(data),
+		Activations:  activations,
 		Covers:       a.Store.CoverSteps(),
 		Recorder:     telemetry.NewRecorder(a.Store.Telemetry(), telemetry.RecorderOptions{}),
 		Latest:       a.Store.Telemetry(),
 		FCRBuffer:    a.Config.FCRPowerBuffer,
+		AFRREvents:   a.afrrEvents,
 		Logger:       a.Log,
 		Registerer:   a.Server.Registry(),
 	})

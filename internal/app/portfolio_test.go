@@ -120,6 +120,43 @@ func TestPoolCoverOnTheRunningServer(t *testing.T) {
 			}
 			t.Logf("pool-b held the cover in %d of %d recorded seconds", held, len(during))
 
+			// The aFRR dispatch events: pool-b was asked, in the covered hour,
+			// for pool-a's negative activation through the backup market;
+			// pool-a, covered in full, for nothing.
+			type dispatches struct {
+				Dispatches []struct {
+					Category  string  `json:"dispatch_category"`
+					Direction string  `json:"direction"`
+					SetPower  float64 `json:"set_power"`
+					Filter    *string `json:"filter_reason"`
+				} `json:"dispatches"`
+				Total int `json:"total"`
+			}
+			covered1 := "start_time=2026-02-01T23:30:00Z&end_time=2026-02-02T00:30:00Z"
+			var coverer, failing dispatches
+			eventually(t, 30*time.Second, "pool-b's dispatch events of the covered hour", func() bool {
+				c.do(http.MethodGet, "/v1/assets/pool-b/reports/afrr/dispatches?"+covered1, "", http.StatusOK, &coverer)
+				return coverer.Total > 0
+			})
+			for _, d := range coverer.Dispatches {
+				if d.Category != "backup_cover" || d.Direction != "neg" || d.SetPower >= 0 || d.Filter != nil {
+					t.Fatalf("pool-b's dispatch events: %+v", coverer.Dispatches)
+				}
+			}
+			c.do(http.MethodGet, "/v1/assets/pool-a/reports/afrr/dispatches?"+covered1, "", http.StatusOK, &failing)
+			if failing.Total != 0 {
+				t.Fatalf("pool-a was asked while covered: %+v", failing.Dispatches)
+			}
+			var perf struct {
+				Periods []struct {
+					Count int `json:"dispatch_count"`
+				} `json:"periods"`
+			}
+			c.do(http.MethodGet, "/v1/assets/pool-b/reports/afrr/performance?granularity=fifteen_minutes&"+covered1, "", http.StatusOK, &perf)
+			if n := perf.Periods[0].Count + perf.Periods[1].Count + perf.Periods[2].Count + perf.Periods[3].Count; len(perf.Periods) != 4 || n != coverer.Total {
+				t.Fatalf("pool-b's performance: %+v", perf.Periods)
+			}
+
 			// Settlement: pool-a pays for the energy pool-b delivered on its
 			// behalf what pool-b earns, at 45.50 EUR/MWh.
 			var blocks []settlement.Block

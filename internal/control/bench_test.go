@@ -16,6 +16,7 @@ import (
 	"atcp/internal/identity"
 	"atcp/internal/markets/bids"
 	"atcp/internal/portfolio"
+	"atcp/internal/reporting/afrrreport"
 	"atcp/internal/restrictions"
 	"atcp/internal/telemetry"
 	"atcp/internal/testkit"
@@ -76,7 +77,25 @@ func BenchmarkTick1000Assets(b *testing.B) { benchTick(b, false) }
 // cover (100 cover steps in force).
 func BenchmarkTick1000AssetsInPools(b *testing.B) { benchTick(b, true) }
 
-func benchTick(b *testing.B, pools bool) {
+// BenchmarkTick1000AssetsAFRR is the same second with every asset also
+// awarded 2 MW of negative aFRR and activated for 1 MW: the loop without
+// the aFRR dispatch records (off) and with them (on: accumulated each
+// second, handed to a sink at each quarter-hour's end).
+func BenchmarkTick1000AssetsAFRR(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		b.Run(map[bool]string{false: "off", true: "on"}[on], func(b *testing.B) { benchTickAFRR(b, false, true, on) })
+	}
+}
+
+type discardEvents struct{}
+
+func (discardEvents) Hand([]afrrreport.Event) {}
+
+func benchTick(b *testing.B, pools bool) { benchTickAFRR(b, pools, false, false) }
+
+// benchTickAFRR: afrr adds the aFRR awards and activation, record the
+// aFRR dispatch records.
+func benchTickAFRR(b *testing.B, pools, afrr, record bool) {
 	const n = 1000
 	var covers fakeCovers
 	list := make(fakeAssets, n)
@@ -97,6 +116,12 @@ func benchTick(b *testing.B, pools bool) {
 		if i%10 == 0 {
 			limits = append(limits, restrictions.Interval{Kind: restrictions.PowerLimit, AssetID: id, Start: t0, Upper: f(3), Lower: f(-3)})
 		}
+		if afrr {
+			awards[bids.AFRRCapacity] = append(awards[bids.AFRRCapacity], bids.Bid{AssetID: id, Market: bids.AFRRCapacity, Product: bids.Neg,
+				Start: fcrBlock.Start, End: fcrBlock.End, OfferedMW: 2, AwardedMW: f(2), Status: bids.Successful})
+			awards[bids.AFRREnergy] = append(awards[bids.AFRREnergy], bids.Bid{AssetID: id, Market: bids.AFRREnergy, Product: bids.Neg,
+				Start: fcrBlock.Start, End: fcrBlock.End, OfferedMW: 1, Status: bids.Submitted})
+		}
 		if !pools {
 			continue
 		}
@@ -113,6 +138,12 @@ func benchTick(b *testing.B, pools bool) {
 	o := simulatedOptions(1)
 	o.Assets, o.Plan, o.Restrictions, o.Curtailments = list, plan, limits, fakeCurtailments{}
 	o.Bids, o.Covers, o.Recorder, o.Latest = awards, covers, discard{}, discard{}
+	if afrr {
+		o.Activations = fixedActivations{}
+	}
+	if record {
+		o.AFRREvents = discardEvents{}
+	}
 	l, err := New(o)
 	if err != nil {
 		b.Fatal(err)

@@ -5,6 +5,7 @@ import (
 
 	"atcp/internal/dispatch"
 	"atcp/internal/markets/feasibility"
+	"atcp/internal/reporting/afrrreport"
 	"atcp/internal/telemetry"
 )
 
@@ -92,6 +93,11 @@ type Decision struct {
 	Reason string
 	// Overridden is true while an immediate dispatch is active.
 	Overridden bool
+	// AFRRSetMW is the aFRR setpoint the command carries after FilterAFRR;
+	// AFRRFilter and AFRRDetails say why it is less than the share (an
+	// afrrreport filter reason; "" when it is not).
+	AFRRSetMW               float64
+	AFRRFilter, AFRRDetails string
 }
 
 // Headroom is the wholesale headroom of in: rated power (no more than
@@ -166,15 +172,21 @@ func (in Inputs) ReserveBand() (lower, upper float64, ok bool) {
 // and sent with the reservations, the aFRR setpoint (within the award),
 // the limits, the unavailability and the energy window.
 func Decide(in Inputs) Decision {
+	share := math.Max(-in.AFRRReservedNegMW, math.Min(in.AFRRReservedPosMW, in.AFRRSetpointMW))
 	if in.Immediate != nil {
-		return Decision{
+		d := Decision{
 			Command: telemetry.Command{
 				ControlMode: telemetry.BESSOnly, BESSPowerMW: *in.Immediate, Dispatch15PowerMW: in.NextMW,
 			},
 			EffectiveMW: *in.Immediate,
 			Overridden:  true,
 		}
+		if share != 0 {
+			d.AFRRFilter, d.AFRRDetails = afrrreport.ReasonImmediateDispatch, "an immediate dispatch overrides every reserve"
+		}
+		return d
 	}
+	afrrSet, afrrFilter, afrrDetails := FilterAFRR(in, share)
 	h := Headroom(in)
 	cmd := telemetry.Command{
 		ControlMode:       in.Target.Mode,
@@ -182,7 +194,7 @@ func Decide(in Inputs) Decision {
 		FCRReservedMW:     in.FCRReservedMW,
 		AFRRReservedPosMW: in.AFRRReservedPosMW,
 		AFRRReservedNegMW: in.AFRRReservedNegMW,
-		AFRRSetpointMW:    math.Max(-in.AFRRReservedNegMW, math.Min(in.AFRRReservedPosMW, in.AFRRSetpointMW)),
+		AFRRSetpointMW:    afrrSet,
 		MaxPowerMW:        in.MaxPowerMW,
 		MinPowerMW:        in.MinPowerMW,
 		Unavailable:       in.Unavailable,
@@ -202,7 +214,7 @@ func Decide(in Inputs) Decision {
 		}
 		return effective, clipped, false
 	}
-	d := Decision{}
+	d := Decision{AFRRSetMW: afrrSet, AFRRFilter: afrrFilter, AFRRDetails: afrrDetails}
 	var byBand bool
 	d.EffectiveMW, d.Clipped, byBand = clip(in.Target.RequestedMW())
 	switch {

@@ -18,5 +18,7 @@
 // measurements (keeping the DSO curtailment records in line with them)
 // and hands the snapshots to a Recorder. The outcome of every schedule
 // target (full, clipped, rejected, failed) goes back to dispatch for the
-// schedule dispatch report. See docs/control.md and docs/adapters.md.
+// schedule dispatch report, and each quarter-hour's aFRR dispatch events
+// (what each battery was asked, sent and delivered) to DispatchEvents for
+// the aFRR reports. See docs/control.md and docs/adapters.md.
 package control

@@ -81,8 +81,11 @@ type Options struct {
 	Recorder     Recorder
 	Latest       LatestReader
 	FCRBuffer    float64
-	Logger       *slog.Logger
-	Registerer   prometheus.Registerer
+	// AFRREvents takes the aFRR dispatch events of every finished
+	// quarter-hour; nil records none.
+	AFRREvents DispatchEvents
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer
 }
 
 // Timing of the loop (platform-clock time).
@@ -124,6 +127,10 @@ type unit struct {
 	// absorb (MWh), for the FCR reserve band (Inputs.ReserveBand).
 	energy      [2]float64
 	energyKnown bool
+	// afrr accumulates the quarter-hour's aFRR dispatch per direction;
+	// afrrDir is the direction asked for in the current second (-1: none).
+	afrr    [2]afrrAcc
+	afrrDir int
 }
 
 // measured keeps what the FCR reserve band needs of m.
@@ -167,7 +174,11 @@ type awardCache struct {
 	// battery's own bids (neg negative), before covers: both may be
 	// activated in one quarter-hour, and a cover moves a share of one.
 	ownPos, ownNeg map[string]float64
-	next           map[string]float64 // targets at the next block start
+	// coveredIn is the activation (signed MW) pool covers moved to each
+	// battery, part of activated.
+	coveredIn map[string]float64
+	capacity  []bids.Bid         // the SUCCESSFUL aFRR capacity awards, for their prices
+	next      map[string]float64 // targets at the next block start
 }
 
 // Loop is the control loop. Its job runs one run at a time.
@@ -189,6 +200,7 @@ type Loop struct {
 	awards      awardCache // as read
 	inForce     awardCache // awards with the pool covers in force applied
 	coversAt    time.Time
+	afrrSlot    time.Time // the quarter-hour the aFRR accumulation is of
 
 	tick       prometheus.Histogram
 	assetGauge prometheus.Gauge
@@ -584,6 +596,7 @@ func (l *Loop) refreshAwards(ctx context.Context, t time.Time) error {
 	if err != nil {
 		return fmt.Errorf("control: aFRR awards: %w", err)
 	}
+	c.capacity = afrr
 	for _, b := range afrr {
 		if b.Product == bids.Pos {
 			c.afrrPos[l.physical(b.AssetID)] += awarded(b)
@@ -632,6 +645,7 @@ func (c awardCache) withCovers(steps []portfolio.Step) awardCache {
 		return c
 	}
 	c.fcr, c.afrrPos, c.afrrNeg, c.activated = maps.Clone(c.fcr), maps.Clone(c.afrrPos), maps.Clone(c.afrrNeg), maps.Clone(c.activated)
+	c.coveredIn = map[string]float64{}
 	for _, s := range steps {
 		c.cover(s)
 	}
@@ -702,6 +716,10 @@ func (c *awardCache) cover(s portfolio.Step) {
 	moved := own[from] * math.Min(1, s.MW/s.ObligationMW)
 	c.activated[from] -= moved
 	c.activated[to] += moved
+	if c.coveredIn == nil {
+		c.coveredIn = map[string]float64{}
+	}
+	c.coveredIn[to] += moved
 }
 
 // limits are one asset's active restrictions.
@@ -757,6 +775,16 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 		return nil, fmt.Errorf("control: active restrictions: %w", err)
 	}
 	lims := activeLimits(active, t)
+	if l.o.AFRREvents != nil {
+		// The quarter-hour's accumulation is finished before the awards
+		// of the next one are read: its capacity prices are those as read.
+		if slot := slotOf(t); !slot.Equal(l.afrrSlot) {
+			if !l.afrrSlot.IsZero() {
+				l.o.AFRREvents.Hand(l.finishAFRR(l.afrrSlot, t))
+			}
+			l.afrrSlot = slot
+		}
+	}
 	if err := l.refreshAwards(ctx, t); err != nil {
 		return nil, err
 	}
@@ -825,6 +853,10 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 		if sendErr != nil {
 			l.log.Warn("control: command not sent", "asset", id, "error", sendErr)
 		}
+		u.afrrDir = -1
+		if l.o.AFRREvents != nil && in.AFRRSetpointMW != 0 {
+			l.recordAFRR(u, t, in.AFRRSetpointMW, d, control, connected, sendErr)
+		}
 		if e, ok := due[id]; ok {
 			status, reason := Judge(d, control, connected, sendErr)
 			// A rejected or failed target moved nothing: its effective
@@ -851,7 +883,13 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 			if !errs.Is(err, errs.Unavailable) {
 				l.log.Warn("control: measurements not read", "asset", id, "error", err)
 			}
+			if u.afrrDir >= 0 {
+				u.measuredAFRR(u.afrrDir, 0, false)
+			}
 			continue
+		}
+		if u.afrrDir >= 0 {
+			u.measuredAFRR(u.afrrDir, m.AFRRPowerActual, true)
 		}
 		snapshots = append(snapshots, telemetry.Snapshot{AssetID: id, Measurements: m})
 		u.measured(&m)

@@ -25,6 +25,7 @@ import (
 	"atcp/internal/pools"
 	"atcp/internal/portfolio"
 	"atcp/internal/reporting/nomination"
+	"atcp/internal/reporting/afrrreport"
 	"atcp/internal/restrictions"
 	"atcp/internal/segmentation"
 	"atcp/internal/settlement"
@@ -65,6 +66,7 @@ type Backend interface {
 	CoverSteps() portfolio.Store
 	Pools() pools.Store
 	Nominations() nomination.Store
+	AFRRDispatchEvents() afrrreport.Store
 }
 
 var (

@@ -53,3 +53,24 @@ func (a Activations) Activated(_ context.Context, period time.Time, energy []bid
 	}
 	return out, nil
 }
+
+// MarginalPrice is the marginal price (EUR/MWh) of direction in the
+// replayed clearing of the quarter-hour starting at slot
+// (afrrreport.Prices); nil when the quarter-hour did not clear or the
+// direction was not activated.
+func (a Activations) MarginalPrice(_ context.Context, slot time.Time, direction bids.Product) (*decimal.Decimal, error) {
+	clearing, err := a.data.ClearQuarterHour(slot)
+	if err != nil {
+		return nil, err
+	}
+	dir := replay.Neg
+	if direction == bids.Pos {
+		dir = replay.Pos
+	}
+	m := clearing.Market(dir)
+	if !clearing.Cleared || m.ActivatedMW <= 0 {
+		return nil, nil
+	}
+	p := m.MarginalPrice
+	return &p, nil
+}
