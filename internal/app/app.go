@@ -49,6 +49,8 @@ import (
 	"atcp/internal/pools/poolshttp"
 	"atcp/internal/portfolio"
 	"atcp/internal/portfolio/portfoliohttp"
+	"atcp/internal/reporting/fcrreport"
+	"atcp/internal/reporting/fcrreport/fcrreporthttp"
 	"atcp/internal/restrictions"
 	"atcp/internal/restrictions/restrictionshttp"
 	"atcp/internal/segmentation"
@@ -261,6 +263,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	faulthttp.Register(a.Server, a.Faults)
 	portfoliohttp.Register(a.Server, a.Portfolio, a.Pools)
 	poolshttp.Register(a.Server, a.Pools)
+	fcrreporthttp.Register(a.Server, fcrreport.NewService(fcrreport.Deps{Assets: a.Assets, Bids: a.Store.Bids(),
+		Covers: a.Store.CoverSteps(), Restrictions: a.Store.Restrictions(), Telemetry: a.Store.Telemetry(), Clock: a.Clock}))
 	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
 	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log, Credentials: a.Credentials})
 	alarmstream.Register(a.Server, a.AlarmStream)
