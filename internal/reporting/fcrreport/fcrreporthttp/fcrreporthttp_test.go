@@ -21,6 +21,7 @@ import (
 	"atcp/internal/reporting/fcrreport"
 	"atcp/internal/reporting/fcrreport/fcrreporthttp"
 	"atcp/internal/restrictions"
+	"atcp/internal/segmentation"
 	"atcp/internal/store"
 	"atcp/internal/telemetry"
 	"atcp/internal/telemetry/chunk"
@@ -79,6 +80,7 @@ func writeHistory(tb testing.TB, ts telemetry.Store, assetID string, from, to ti
 
 type fixture struct {
 	h          *testkit.Harness
+	assets     *assets.Service
 	acme, beta string
 	t0         time.Time // an hour boundary, two hours before now
 }
@@ -102,7 +104,7 @@ func setup(t *testing.T, b store.Backend) fixture {
 			"location": "Cottbus", "organisation_id": a.org}).Expect(t, 201, "")
 	}
 	now := h.Clock.Now()
-	return fixture{h: h, acme: h.TokenFor("acme", auth.ReportRead), beta: h.TokenFor("beta", auth.ReportRead),
+	return fixture{h: h, assets: registry, acme: h.TokenFor("acme", auth.ReportRead), beta: h.TokenFor("beta", auth.ReportRead),
 		t0: now.Truncate(time.Hour).Add(-2 * time.Hour)}
 }
 
@@ -339,5 +341,61 @@ func TestAvailability(t *testing.T) {
 		}
 		f.errorsOf(t, "reports/availability")
 		f.h.Do("GET", path+"&granularity=yearly", f.acme, nil).Expect(t, 422, "validation_failed")
+	})
+}
+
+// A virtual asset lists its own awards, bearing its share of its
+// battery's shortfall and covering nobody; its measured reports are its
+// battery's.
+func TestVirtualAsset(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		f := setup(t, b)
+		ctx, all := context.Background(), auth.Visibility{All: true}
+		svc := segmentation.NewService(b.Segmentations(), f.assets, b.Bids(), f.h.Clock)
+		f.assets.SetVirtualResolver(svc)
+		acme := auth.Visibility{OrganizationID: "acme"}
+		if _, err := svc.Put(ctx, acme, "bess-1", segmentation.Proportional,
+			[]segmentation.Segment{{ID: "a", Name: "A", Share: 0.5}, {ID: "b", Name: "B", Share: 0.5}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Activate(ctx, acme, "bess-1"); err != nil {
+			t.Fatal(err)
+		}
+		va, err := f.assets.Get(ctx, all, "bess-1.a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		price, mw := bids.Price(1000), 4.0
+		award := bids.Bid{ID: uuid.NewString(), OrganizationID: "acme", AssetID: "bess-1.a", Market: bids.FCR, Product: bids.Sym,
+			Start: f.t0, End: f.t0.Add(4 * time.Hour), CapacityPrice: &price, SettlementPrice: &price, OfferedMW: mw, AwardedMW: &mw, Status: bids.Successful}
+		if err := b.Bids().Apply(ctx, all, va, bids.FCR, award.Interval(), func(assets.Asset, []bids.Bid) (bids.Changes, error) {
+			return bids.Changes{Insert: []bids.Bid{award}}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		cover := decimal.RequireFromString("20")
+		steps := []portfolio.Step{
+			{ID: uuid.NewString(), OrganizationID: "acme", PoolID: "north", QuarterHour: f.t0, From: f.t0, To: f.t0.Add(time.Hour),
+				Assignment: portfolio.Assignment{Product: portfolio.FCR, Failing: "bess-1", Covering: "bess-2", MW: 4, ObligationMW: 8, Price: &cover, PriceSource: "default"}},
+			{ID: uuid.NewString(), OrganizationID: "acme", PoolID: "north", QuarterHour: f.t0, From: f.t0, To: f.t0.Add(time.Hour),
+				Assignment: portfolio.Assignment{Product: portfolio.FCR, Failing: "bess-2", Covering: "bess-1", MW: 1, ObligationMW: 1, Price: &cover, PriceSource: "default"}},
+		}
+		if err := b.CoverSteps().Supersede(ctx, f.t0, nil, steps); err != nil {
+			t.Fatal(err)
+		}
+		var got fcrreporthttp.ReservationList
+		f.h.Do("GET", "/v1/assets/bess-1.a/reports/fcr/reservations?"+f.window(0, time.Hour), f.acme, nil).Expect(t, 200, "").JSON(t, &got)
+		if got.AssetID != "bess-1.a" || len(got.Reservations) != 1 || got.Reservations[0].CoveredByPoolMW != 0.5 ||
+			got.Reservations[0].CoveredForOthersMW != 0 || *got.Reservations[0].CapacityPayment != "40.00" {
+			t.Fatalf("the segment's reservations: %+v", got)
+		}
+		history(t, f)
+		var d fcrreporthttp.DeliveryReport
+		f.h.Do("GET", "/v1/assets/bess-1.a/reports/fcr/delivery?"+f.window(0, time.Hour), f.acme, nil).Expect(t, 200, "").JSON(t, &d)
+		if d.AssetID != "bess-1.a" || d.MeasuredAssetID != "bess-1" || len(d.Periods) != 1 || d.Periods[0].RequiredPosMWh != 2 {
+			t.Fatalf("the segment's delivery: %+v", d)
+		}
+		f.h.Do("GET", "/v1/assets/bess-1.a/reports/availability?"+f.window(0, time.Hour), f.beta, nil).Expect(t, 404, "not_found")
+		f.h.Do("GET", "/v1/assets/bess-1.c/reports/fcr/activations", f.acme, nil).Expect(t, 404, "not_found")
 	})
 }
