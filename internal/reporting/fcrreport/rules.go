@@ -24,15 +24,25 @@ type Sample struct {
 	AssetStatus       float64 // asset_status
 }
 
-// SampleNames are the measurements of a Sample, in the order a scan of
-// the history returns them (SampleFrom).
+// SampleNames are the measurements of a Sample in the order SampleFrom
+// takes them.
 var SampleNames = []string{"frequency", "fcr_upper_limit", "fcr_power_actual",
 	"available_discharge_energy", "available_charge_energy", "asset_status"}
 
-// SampleFrom builds a Sample from a history row in SampleNames order.
+// SampleFrom builds a Sample from a history row holding the first 3, 5
+// or 6 of SampleNames (the length of v); the measurements after them are
+// absent. Each report reads only the columns it needs (decoding is most
+// of its cost): activations 3, delivery 5.
 func SampleFrom(ms int64, v []float64) Sample {
-	return Sample{Ms: ms, FrequencyHz: v[0], ReservedMW: v[1], DeliveredMW: v[2],
-		AvailDischargeMWh: v[3], AvailChargeMWh: v[4], AssetStatus: v[5]}
+	nan := math.NaN()
+	s := Sample{Ms: ms, FrequencyHz: v[0], ReservedMW: v[1], DeliveredMW: v[2], AvailDischargeMWh: nan, AvailChargeMWh: nan, AssetStatus: nan}
+	if len(v) >= 5 {
+		s.AvailDischargeMWh, s.AvailChargeMWh = v[3], v[4]
+	}
+	if len(v) >= 6 {
+		s.AssetStatus = v[5]
+	}
+	return s
 }
 
 func orZero(v float64) float64 {

@@ -188,7 +188,7 @@ func (s *Service) Delivery(ctx context.Context, v auth.Visibility, assetID strin
 		return DeliveryReport{}, err
 	}
 	f := NewDelivery(m.Window, m.Granularity)
-	if err := s.scan(ctx, m, f.Add); err != nil {
+	if err := s.scan(ctx, m, SampleNames[:5], f.Add); err != nil {
 		return DeliveryReport{}, err
 	}
 	return DeliveryReport{Measured: m, Periods: f.Periods()}, nil
@@ -202,7 +202,7 @@ func (s *Service) Activations(ctx context.Context, v auth.Visibility, assetID st
 		return ActivationReport{}, err
 	}
 	f := NewActivations(m.Window, m.Granularity)
-	if err := s.scan(ctx, m, f.Add); err != nil {
+	if err := s.scan(ctx, m, SampleNames[:3], f.Add); err != nil {
 		return ActivationReport{}, err
 	}
 	return ActivationReport{Measured: m, Periods: f.Periods()}, nil
@@ -220,7 +220,9 @@ func (s *Service) Availability(ctx context.Context, v auth.Visibility, assetID s
 		return AvailabilityReport{}, err
 	}
 	f := NewAvailability(m.Window, m.Granularity, intervals)
-	if err := s.scan(ctx, m, f.Add); err != nil {
+	// asset_status alone: SampleFrom wants its predecessors, absent here.
+	status := func(ms int64, v []float64) { f.Add(Sample{Ms: ms, AssetStatus: v[0]}) }
+	if err := s.scanRows(ctx, m, SampleNames[5:], status); err != nil {
 		return AvailabilityReport{}, err
 	}
 	return AvailabilityReport{Measured: m, Periods: f.Periods()}, nil
@@ -265,7 +267,12 @@ func ceilSecond(t time.Time) time.Time {
 	return r.UTC()
 }
 
-func (s *Service) scan(ctx context.Context, m Measured, add func(Sample)) error {
-	return telemetry.ScanHistory(ctx, s.d.Telemetry, m.MeasuredAssetID, m.Window.Start, m.Window.End, SampleNames,
-		func(ms int64, v []float64) { add(SampleFrom(ms, v)) })
+// scan reads names (a prefix of SampleNames) of the measured asset's
+// history in the window into Samples.
+func (s *Service) scan(ctx context.Context, m Measured, names []string, add func(Sample)) error {
+	return s.scanRows(ctx, m, names, func(ms int64, v []float64) { add(SampleFrom(ms, v)) })
+}
+
+func (s *Service) scanRows(ctx context.Context, m Measured, names []string, fn func(int64, []float64)) error {
+	return telemetry.ScanHistory(ctx, s.d.Telemetry, m.MeasuredAssetID, m.Window.Start, m.Window.End, names, fn)
 }
