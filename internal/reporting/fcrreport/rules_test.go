@@ -274,3 +274,17 @@ func TestCoversOf(t *testing.T) {
 		})
 	}
 }
+
+func TestStatusAt(t *testing.T) {
+	start, end := utc("2026-03-29T00:00:00Z"), utc("2026-03-29T04:00:00Z")
+	for _, c := range []struct {
+		now  string
+		want DeliveryStatus
+	}{
+		{"2026-03-28T23:59:59Z", Upcoming}, {"2026-03-29T00:00:00Z", InDelivery}, {"2026-03-29T03:59:59Z", InDelivery}, {"2026-03-29T04:00:00Z", Delivered},
+	} {
+		if got := statusAt(start, end, utc(c.now)); got != c.want {
+			t.Errorf("at %s: %s, want %s", c.now, got, c.want)
+		}
+	}
+}

@@ -82,9 +82,6 @@ const (
 	Delivered  DeliveryStatus = "delivered"
 )
 
-// DeliveryStatuses for enum documentation.
-var DeliveryStatuses = []DeliveryStatus{Upcoming, InDelivery, Delivered}
-
 func statusAt(start, end, now time.Time) DeliveryStatus {
 	switch {
 	case now.Before(start):
