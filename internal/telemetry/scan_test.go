@@ -27,6 +27,9 @@ func TestScanHistory(t *testing.T) {
 		n := 0
 		err = telemetry.ScanHistory(ctx, b.Telemetry(), "bess", at(30), at(1300), names, func(ms int64, v []float64) {
 			f, e := want["frequency"][n], want["available_soc_discharge"][n]
+			if m := snap("bess", 30+n, false).Measurements; !f.Timestamp.Equal(m.Timestamp) || math.Abs(f.Value-m.Frequency) > 1e-9 {
+				t.Fatalf("history point %d: %+v, want %v at %s", n, f, m.Frequency, m.Timestamp)
+			}
 			if ms != f.Timestamp.UnixMilli() || v[0] != f.Value || v[1] != e.Value || !math.IsNaN(v[2]) {
 				t.Fatalf("row %d: %d %v, want %s %v %v", n, ms, v, f.Timestamp, f.Value, e.Value)
 			}
