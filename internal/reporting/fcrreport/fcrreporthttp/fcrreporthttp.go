@@ -286,7 +286,8 @@ const measuredErrors = " 422 (validation_failed) for a window that is empty, lon
 
 // Register adds the four report endpoints to s.
 func Register(s *httpapi.Server, svc *fcrreport.Service) {
-	tags := []string{s.Tag("Reports", "Reports over an asset's bids, awards, measurements and restrictions (docs/reporting.md).")}
+	tags := []string{s.Tag("FCR and availability reports", "An asset's FCR reservations, FCR activation and delivery, and "+
+		"availability, from its awards, cover steps, 1-second history and restrictions (docs/reporting.md).")}
 	access := httpapi.Scopes(auth.ReportRead)
 	errors := []int{http.StatusNotFound, http.StatusUnprocessableEntity}
 
