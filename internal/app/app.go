@@ -51,6 +51,8 @@ import (
 	"atcp/internal/portfolio/portfoliohttp"
 	"atcp/internal/reporting/afrrreport"
 	"atcp/internal/reporting/afrrreport/afrrreporthttp"
+	"atcp/internal/reporting/fcrreport"
+	"atcp/internal/reporting/fcrreport/fcrreporthttp"
 	"atcp/internal/restrictions"
 	"atcp/internal/restrictions/restrictionshttp"
 	"atcp/internal/segmentation"
@@ -275,6 +277,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	settlementhttp.Register(a.Server, settlement.NewService(settlement.Deps{Store: a.Store.Settlements(), Assets: a.Assets,
 		Organizations: a.Store.Directory(), Clock: a.Clock, Rule: settlement.NewRule(cfg.SettlementFinalLag)}))
 	a.registerNominations()
+	fcrreporthttp.Register(a.Server, fcrreport.NewService(fcrreport.Deps{Assets: a.Assets, Bids: a.Store.Bids(),
+		Covers: a.Store.CoverSteps(), Restrictions: a.Store.Restrictions(), Telemetry: a.Store.Telemetry(), Clock: a.Clock}))
 	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
 	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log, Credentials: a.Credentials})
 	alarmstream.Register(a.Server, a.AlarmStream)

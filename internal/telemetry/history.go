@@ -412,28 +412,38 @@ func msBounds(from, to time.Time) (int64, int64) {
 // range inside [lo, hi), then with the rows of tail (the recorder's
 // unflushed rows, see Snapshot.Tail) after the last stored one. Chunks
 // are decoded in parallel batches (decoding is most of a long query's
-// cost), each batch then handed to fn in order.
+// cost), the next batch decoding while fn consumes the previous one in
+// order.
 func rows(chunks []Chunk, tail []byte, cols []int, lo, hi int64, fn func(b chunk.Block, i, j int)) error {
 	batch := min(len(chunks), 2*runtime.GOMAXPROCS(0))
-	blocks := make([]chunk.Block, batch)
-	errList := make([]error, batch)
-	stored := int64(math.MinInt64) // the last stored row
-	for len(chunks) > 0 {
-		n := min(batch, len(chunks))
-		var wg sync.WaitGroup
-		for k := range n {
-			wg.Go(func() {
-				errList[k] = chunk.DecodeInto(&blocks[k], chunks[k].Data, cols)
-				if errList[k] != nil {
-					errList[k] = fmt.Errorf("telemetry chunk of %s at %s: %w", chunks[k].AssetID, chunks[k].Start, errList[k])
+	var blocks [2][]chunk.Block
+	var errList [2][]error
+	var wg [2]sync.WaitGroup
+	for s := range blocks {
+		blocks[s], errList[s] = make([]chunk.Block, batch), make([]error, batch)
+	}
+	decode := func(slot int, part []Chunk) {
+		for k := range part {
+			wg[slot].Go(func() {
+				errList[slot][k] = chunk.DecodeInto(&blocks[slot][k], part[k].Data, cols)
+				if errList[slot][k] != nil {
+					errList[slot][k] = fmt.Errorf("telemetry chunk of %s at %s: %w", part[k].AssetID, part[k].Start, errList[slot][k])
 				}
 			})
 		}
-		wg.Wait()
-		if err := errors.Join(errList[:n]...); err != nil {
+	}
+	stored := int64(math.MinInt64) // the last stored row
+	cur, rest := chunks[:batch], chunks[batch:]
+	decode(0, cur)
+	for slot := 0; len(cur) > 0; slot = 1 - slot {
+		next := rest[:min(batch, len(rest))]
+		rest = rest[len(next):]
+		wg[slot].Wait()
+		if err := errors.Join(errList[slot][:len(cur)]...); err != nil {
 			return err
 		}
-		for _, b := range blocks[:n] {
+		decode(1-slot, next)
+		for _, b := range blocks[slot][:len(cur)] {
 			if len(b.Times) > 0 {
 				stored = max(stored, b.Times[len(b.Times)-1])
 			}
@@ -443,7 +453,7 @@ func rows(chunks []Chunk, tail []byte, cols []int, lo, hi int64, fn func(b chunk
 				fn(b, i, j)
 			}
 		}
-		chunks = chunks[n:]
+		cur = next
 	}
 	if len(tail) == 0 {
 		return nil

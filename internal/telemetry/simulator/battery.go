@@ -15,6 +15,16 @@ import (
 	"atcp/internal/telemetry"
 )
 
+// FCRActivationMW is the FCR power a reserve of reservedMW must deliver at
+// the grid frequency frequencyHz: the linear droop, full activation at a
+// deviation of 200 mHz (discharging below 50 Hz), with no insensitivity
+// band. The battery follows it; the FCR reports compare what was
+// delivered against it.
+func FCRActivationMW(reservedMW, frequencyHz float64) float64 {
+	dev := (nominalFrequencyHz - frequencyHz) / fcrFullActivationHz
+	return reservedMW * math.Max(-1, math.Min(1, dev))
+}
+
 // Physical constants of the model; see docs/telemetry.md.
 const (
 	nominalFrequencyHz = 50.0
@@ -242,8 +252,7 @@ func (b *Battery) Step(dt time.Duration) {
 
 	b.fcrSetpointMW, b.afrrSetpointMW = 0, 0
 	if !b.cmd.Unavailable {
-		dev := (nominalFrequencyHz - b.frequency) / fcrFullActivationHz
-		b.fcrSetpointMW = b.cmd.FCRReservedMW * math.Max(-1, math.Min(1, dev))
+		b.fcrSetpointMW = FCRActivationMW(b.cmd.FCRReservedMW, b.frequency)
 		b.afrrSetpointMW = math.Max(-b.cmd.AFRRReservedNegMW, math.Min(b.cmd.AFRRReservedPosMW, b.cmd.AFRRSetpointMW))
 	}
 	afrr := b.afrrSetpointMW
