@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 
 	"atcp/internal/auth"
@@ -173,13 +174,16 @@ func (s settlementStore) Days(ctx context.Context, v auth.Visibility, organizati
 	}
 	defer rows.Close()
 	var out []settlement.Day
+	var arena sqlutil.Arena
 	for rows.Next() {
 		var x settlement.Day
 		var day, totals string
 		var count int32
-		if err := rows.Scan(&x.OrganizationID, &x.AssetID, &day, &count, &totals, &x.JSON); err != nil {
+		var blocks pgtype.DriverBytes
+		if err := rows.Scan(&x.OrganizationID, &x.AssetID, &day, &count, &totals, &blocks); err != nil {
 			return nil, err
 		}
+		x.JSON = arena.Copy(blocks)
 		x.Blocks = int(count)
 		if x.Day, err = calendar.ParseDay(day); err != nil {
 			return nil, err

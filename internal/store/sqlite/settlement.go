@@ -222,12 +222,15 @@ func (s settlementStore) Days(ctx context.Context, v auth.Visibility, organizati
 	}
 	defer rows.Close()
 	var out []settlement.Day
+	var arena sqlutil.Arena
 	for rows.Next() {
 		var x settlement.Day
 		var day, totals string
-		if err := rows.Scan(&x.OrganizationID, &x.AssetID, &day, &x.Blocks, &totals, &x.JSON); err != nil {
+		var blocks sql.RawBytes
+		if err := rows.Scan(&x.OrganizationID, &x.AssetID, &day, &x.Blocks, &totals, &blocks); err != nil {
 			return nil, err
 		}
+		x.JSON = arena.Copy(blocks)
 		if x.Day, err = calendar.ParseDay(day); err != nil {
 			return nil, err
 		}
