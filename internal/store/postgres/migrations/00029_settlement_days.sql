@@ -17,9 +17,6 @@ CREATE TABLE settlement_days (
     blocks          BYTEA NOT NULL,
     PRIMARY KEY (organization_id, asset_id, delivery_day)
 );
--- Uncompressed: a read copies tens of MB of them, which pglz would have to
--- decompress first.
-ALTER TABLE settlement_days ALTER COLUMN blocks SET STORAGE EXTERNAL;
 
 -- Figures stored before this migration have no days yet: the settlement
 -- job's next run renders them (RenderPendingDays) and removes this row.
