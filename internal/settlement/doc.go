@@ -14,8 +14,11 @@
 // settlement.compute that computes each quarter-hour once it is delivered
 // and its energy outcomes are in, recomputes the recent ones, and stores
 // them through Store, which keeps processed_at unchanged while a block's
-// figures are unchanged. Service answers the reads: the settlement
-// envelope (Settlement, Build), the quality gates (QualityGates,
+// figures are unchanged, and which renders each asset-day's blocks as the
+// envelope's JSON (RenderDays, Day) whenever one of them changes. Service
+// answers the reads: the settlement envelope (Rendered, written from the
+// rendered days by AppendJSON; Settlement and Build, the reference it is
+// tested against), the quality gates (QualityGates,
 // DecideGates) and the revenue summary (Revenue, Summarise); their HTTP
 // form is settlementhttp. docs/settlement.md and docs/reporting.md record
 // the decisions.

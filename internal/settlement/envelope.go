@@ -105,7 +105,24 @@ func Build(org string, w calendar.Interval, status Status, ids []string, blocks 
 // Settlement is GET /v1/settlements: the organisation's blocks of one
 // status whose start lies in [Start, End), per asset, with the totals.
 // Blocks not published yet are in neither status.
+//
+// It is the reference the endpoint's rendered form (Service.Rendered) is
+// tested against.
 func (s *Service) Settlement(ctx context.Context, p *auth.Principal, q Query) (Envelope, error) {
+	w, status, sc, err := s.query(ctx, p, q)
+	if err != nil {
+		return Envelope{}, err
+	}
+	read := intersect(w, s.d.Rule.Published(status, s.d.Clock.Now()))
+	blocks, err := s.blocks(ctx, &sc, read)
+	if err != nil {
+		return Envelope{}, err
+	}
+	return Build(sc.org, w, status, sc.ids, blocks), nil
+}
+
+// query checks the query and resolves its scope.
+func (s *Service) query(ctx context.Context, p *auth.Principal, q Query) (calendar.Interval, Status, scope, error) {
 	var v errs.Validation
 	w := alignedWindow(&v, q.Start, q.End)
 	status, ok := ParseStatus(q.Status)
@@ -116,16 +133,8 @@ func (s *Service) Settlement(ctx context.Context, p *auth.Principal, q Query) (E
 		v.Add("query.status", "must be PRELIMINARY or FINAL (any case)", q.Status)
 	}
 	if err := v.Err(); err != nil {
-		return Envelope{}, err
+		return w, status, scope{}, err
 	}
 	sc, err := s.resolve(ctx, p, q.OrganizationID, q.AssetIDs)
-	if err != nil {
-		return Envelope{}, err
-	}
-	read := intersect(w, s.d.Rule.Published(status, s.d.Clock.Now()))
-	blocks, err := s.blocks(ctx, &sc, read)
-	if err != nil {
-		return Envelope{}, err
-	}
-	return Build(sc.org, w, status, sc.ids, blocks), nil
+	return w, status, sc, err
 }

@@ -21,6 +21,10 @@ const (
 	// figures may still change. A block whose figures come out the same is
 	// not rewritten (its processed_at stays).
 	Lookback = 2 * time.Hour
+	// DaysJob marks, in the job's progress table, figures whose days are
+	// not rendered yet (Store.RenderPendingDays): those stored before the
+	// days were.
+	DaysJob = "settlement.days"
 )
 
 // Settler is the job that computes and stores the settlement figures.
@@ -48,6 +52,9 @@ func (s *Settler) Jobs() []worker.Job {
 // one older than that is computed with what there is (a bid still without
 // an outcome earns nothing), so a stuck bid cannot stop the job.
 func (s *Settler) Run(ctx context.Context, due time.Time) error {
+	if _, err := s.store.RenderPendingDays(ctx); err != nil {
+		return err
+	}
 	end := due.Truncate(calendar.PeriodLength) // quarter-hours before end are delivered
 	recent := end.Add(-Lookback)
 	from := recent

@@ -157,20 +157,11 @@ func (s *Service) blocks(ctx context.Context, sc *scope, w calendar.Interval) ([
 	if err != nil || !sc.all {
 		return out, err
 	}
-	in := make(map[string]bool, len(sc.ids))
-	for _, id := range sc.ids {
-		in[id] = true
+	found := make([]string, len(out))
+	for i, b := range out {
+		found[i] = b.AssetID
 	}
-	added := false
-	for _, b := range out {
-		if !in[b.AssetID] {
-			in[b.AssetID], added = true, true
-			sc.ids = append(sc.ids, b.AssetID)
-		}
-	}
-	if added {
-		slices.Sort(sc.ids)
-	}
+	sc.join(found)
 	return out, nil
 }
 

@@ -174,7 +174,9 @@ type Store interface {
 	// Save stores the figures computed for the quarter-hour starting at
 	// q, of every organisation, atomically: blocks that Changes finds new
 	// or different are rewritten with processed_at at, blocks stored but
-	// no longer computed are deleted, the others are left as they are. It
+	// no longer computed are deleted, the others are left as they are; the
+	// Day of every asset with a block written or deleted is rendered
+	// again from the day's figures in the same transaction. It
 	// returns the number of blocks written or deleted. A block of another
 	// quarter-hour or a second block of an asset is an error (Changes).
 	Save(ctx context.Context, q time.Time, blocks []Block, at time.Time) (int, error)
@@ -183,6 +185,16 @@ type Store interface {
 	// (block_start >= w.Start and < w.End), ordered by asset id and block
 	// start; nothing for an organisation v does not allow.
 	Blocks(ctx context.Context, v auth.Visibility, organizationID string, assetIDs []string, w calendar.Interval) ([]Block, error)
+	// Days returns the rendered days of the organisation's assets in
+	// assetIDs (nil: every asset of the organisation) from delivery day
+	// from up to (not including) to, ordered by asset id and day; nothing
+	// for an organisation v does not allow. Save keeps them: an asset-day
+	// with figures has its Day (RenderDays of its blocks).
+	Days(ctx context.Context, v auth.Visibility, organizationID string, assetIDs []string, from, to calendar.Day) ([]Day, error)
+	// RenderPendingDays renders the days of the figures stored before the
+	// days were (a database migrated to them holding figures), once; it
+	// returns the number of days rendered.
+	RenderPendingDays(ctx context.Context) (int, error)
 	// PendingEnergy returns the quarter-hours in w (start_time >= w.Start
 	// and < w.End) in which an asset of the organisation has an aFRR
 	// energy bid still PENDING or SUBMITTED (no outcome yet), ordered by

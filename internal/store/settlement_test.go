@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -231,6 +232,94 @@ func TestSettlementStoreSave(t *testing.T) {
 			!got["b1 2026-02-02T03:15:00Z"].ProcessedAt.Equal(t3.Add(time.Minute)) {
 			t.Fatalf("after a new product: %+v", got)
 		}
+		// The days follow: a1 holds both quarter-hours, c1 none (its day
+		// deleted with its last block), beta's b1 one.
+		day := calendar.DayOf(q)
+		if got := checkDays(t, b, "acme", day); len(got) != 1 || got[0].AssetID != "a1" || got[0].Blocks != 2 ||
+			got[0].Totals[8] != [3]int64{-7628 - 7629, 4340, 3814} || got[0].Totals[3][0] != 2*123456789012345 {
+			t.Fatalf("acme's days %+v", got)
+		}
+		if got := checkDays(t, b, "beta", day); len(got) != 1 || got[0].AssetID != "b1" || got[0].Blocks != 1 {
+			t.Fatalf("beta's days %+v", got)
+		}
+		// Isolation: beta reads none of acme's days; a list of assets narrows.
+		if got, err := s.Days(ctx, assetBeta, "acme", nil, day, day.AddDays(1)); err != nil || len(got) != 0 {
+			t.Fatalf("beta reads acme's days: %v %v", got, err)
+		}
+		if got, err := s.Days(ctx, assetAcme, "acme", []string{"c1"}, day, day.AddDays(1)); err != nil || len(got) != 0 {
+			t.Fatalf("c1's days: %v %v", got, err)
+		}
+		if got, err := s.Days(ctx, assetAcme, "acme", nil, day.AddDays(1), day.AddDays(2)); err != nil || len(got) != 0 {
+			t.Fatalf("the next day: %v %v", got, err)
+		}
+	})
+}
+
+// checkDays reads the organisation's rendered days of d and checks them
+// against the days rendered from its figures (the source).
+func checkDays(t *testing.T, b store.Backend, org string, d calendar.Day) []settlement.Day {
+	t.Helper()
+	ctx := context.Background()
+	got, err := b.Settlements().Days(ctx, auth.Visibility{All: true}, org, nil, d, d.AddDays(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := b.Settlements().Blocks(ctx, auth.Visibility{All: true}, org, nil, d.Span())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := settlement.RenderDays(blocks)
+	if len(got) != len(want) {
+		t.Fatalf("%d days stored, %d from the figures", len(got), len(want))
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.OrganizationID != w.OrganizationID || g.AssetID != w.AssetID || g.Day != w.Day || g.Blocks != w.Blocks ||
+			g.Totals != w.Totals || !bytes.Equal(g.JSON, w.JSON) {
+			t.Fatalf("day %s of %s stored as %s %d blocks %v\n%q\nfrom the figures %s %d blocks %v\n%q", w.Day, w.AssetID,
+				g.AssetID, g.Blocks, g.Totals, g.JSON, w.AssetID, w.Blocks, w.Totals, w.JSON)
+		}
+	}
+	return got
+}
+
+// TestSettlementStoreDaysConcurrently: writers of different quarter-hours
+// of one delivery day, each changing every asset's block, leave each
+// asset's day holding all their blocks (the day rendered by the last
+// writer from every writer's figures).
+func TestSettlementStoreDaysConcurrently(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		withBackupAssets(t, b)
+		ctx := context.Background()
+		const writers, assets = 8, 20
+		var wg sync.WaitGroup
+		for w := range writers {
+			q := settlementQ.Add(time.Duration(w) * 15 * time.Minute)
+			var blocks []settlement.Block
+			for i := range assets {
+				blocks = append(blocks, settlementBlock("acme", fmt.Sprintf("a%03d", i), q,
+					map[settlement.ProductKey]settlement.Figure{settlement.FCR: settlementFigure(fmt.Sprintf("%d.%02d", i, w), "0", "0")}))
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for round := range 3 { // the later rounds find nothing changed
+					if _, err := b.Settlements().Save(ctx, q, blocks, q.Add(time.Duration(round+20)*time.Minute)); err != nil {
+						t.Error(err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		got := checkDays(t, b, "acme", calendar.DayOf(settlementQ))
+		if len(got) != assets {
+			t.Fatalf("%d days", len(got))
+		}
+		for i, d := range got {
+			if d.Blocks != writers || d.Totals[0][0] != int64(writers*100*i+(writers-1)*writers/2) {
+				t.Fatalf("%s: %d blocks, %d cents", d.AssetID, d.Blocks, d.Totals[0][0])
+			}
+		}
 	})
 }
 
@@ -291,6 +380,9 @@ func TestSettlementStoreSaveConcurrently(t *testing.T) {
 			if !x.ProcessedAt.Equal(q.Add(time.Duration(first+1) * time.Minute)) {
 				t.Fatalf("%s processed at %s, stored by writer %d", x.AssetID, x.ProcessedAt, first)
 			}
+		}
+		if days := checkDays(t, b, "acme", calendar.DayOf(q)); len(days) != len(blocks) {
+			t.Fatalf("%d days", len(days))
 		}
 	})
 }

@@ -2,6 +2,7 @@ package settlementhttp_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -310,6 +311,29 @@ func TestSettlementErrors(t *testing.T) {
 		// The exact 93 days are accepted.
 		e.h.Do(http.MethodGet, "/v1/settlements?start=2026-01-01T00:00:00Z&end=2026-04-04T00:00:00Z&status=FINAL", e.acme, nil).
 			Expect(t, http.StatusOK, "")
+	})
+}
+
+// TestSettlementWire: the hand-written body is sent as JSON (also to a
+// client preferring CSV, which the envelope has no form of), one
+// document ending in a newline as the server's JSON encoder writes.
+func TestSettlementWire(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		e.h.Clock.Set(utc("2026-02-03T10:00:00Z"))
+		for _, accept := range []string{"", "text/csv"} {
+			req, _ := http.NewRequest(http.MethodGet, e.h.URL+"/v1/settlements?"+e.dayQuery("PRELIMINARY"), nil)
+			req.Header.Set("Authorization", "Bearer "+e.acme)
+			if accept != "" {
+				req.Header.Set("Accept", accept)
+			}
+			res := e.h.Send(req)
+			var env map[string]any
+			if res.Status != http.StatusOK || res.Header.Get("Content-Type") != "application/json" ||
+				!strings.HasSuffix(string(res.Body), "}\n") || json.Unmarshal(res.Body, &env) != nil || env["currency"] != "EUR" {
+				t.Fatalf("Accept %q: %d %v %.200s", accept, res.Status, res.Header, res.Body)
+			}
+		}
 	})
 }
 

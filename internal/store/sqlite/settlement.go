@@ -1,10 +1,12 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -135,7 +137,159 @@ func (s settlementStore) Save(ctx context.Context, q time.Time, blocks []settlem
 			}
 		}
 		n = len(write) + len(drop)
+		return s.renderDays(ctx, tx, calendar.DayOf(q), append(write, drop...))
+	})
+	return n, err
+}
+
+// settlementDaysBatch is how many days one upsert writes.
+const settlementDaysBatch = 50
+
+const settlementDaysUpsert = `INSERT INTO settlement_days (organization_id, asset_id, delivery_day, block_count, totals_cents, blocks)
+	VALUES `
+
+const settlementDaysConflict = ` ON CONFLICT (organization_id, asset_id, delivery_day) DO UPDATE SET block_count = excluded.block_count,
+	totals_cents = excluded.totals_cents, blocks = excluded.blocks`
+
+// renderDays renders the day d of the assets of changed again from its
+// figures: the day of an asset left without figures is deleted.
+func (s settlementStore) renderDays(ctx context.Context, tx *sql.Tx, d calendar.Day, changed []settlement.Block) error {
+	if len(changed) == 0 {
 		return nil
+	}
+	ids := make([]string, len(changed))
+	for i, b := range changed {
+		ids[i] = b.AssetID
+	}
+	js, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	// In the block_start index's order, grouped by asset here: a sort by
+	// asset in SQL cost the pure-Go engine more than the scan.
+	span := d.Span()
+	rows, err := scanSettlementRows(tx.QueryContext(ctx, `SELECT `+settlementColumns+` FROM settlement_figures
+		WHERE block_start >= ? AND block_start < ? AND asset_id IN (SELECT value FROM json_each(?))
+		ORDER BY block_start`, sqlutil.Micros(span.Start), sqlutil.Micros(span.End), string(js)))
+	if err != nil {
+		return sqlutil.Wrapped("read the day's figures", err)
+	}
+	slices.SortStableFunc(rows, func(a, b sqlutil.SettlementRow) int {
+		return cmp.Or(strings.Compare(a.OrganizationID, b.OrganizationID), strings.Compare(a.AssetID, b.AssetID))
+	})
+	days := settlement.RenderDays(sqlutil.SettlementBlocks(rows))
+	kept := make(map[[2]string]bool, len(days))
+	for _, x := range days {
+		kept[[2]string{x.OrganizationID, x.AssetID}] = true
+	}
+	for _, b := range changed {
+		if kept[[2]string{b.OrganizationID, b.AssetID}] {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM settlement_days WHERE organization_id = ? AND asset_id = ? AND delivery_day = ?`,
+			b.OrganizationID, b.AssetID, d.String()); err != nil {
+			return sqlutil.Wrapped("delete a day", err)
+		}
+	}
+	return s.writeDays(ctx, tx, days)
+}
+
+// writeDays stores days, replacing those stored.
+func (s settlementStore) writeDays(ctx context.Context, tx *sql.Tx, days []settlement.Day) error {
+	for len(days) > 0 {
+		batch := days[:min(len(days), settlementDaysBatch)]
+		days = days[len(batch):]
+		args := make([]any, 0, 6*len(batch))
+		for _, x := range batch {
+			args = append(args, x.OrganizationID, x.AssetID, x.Day.String(), x.Blocks, x.Totals.String(), x.JSON)
+		}
+		q := settlementDaysUpsert + "(?, ?, ?, ?, ?, ?)" + strings.Repeat(", (?, ?, ?, ?, ?, ?)", len(batch)-1) + settlementDaysConflict
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return sqlutil.Wrapped("write days", err)
+		}
+	}
+	return nil
+}
+
+func (s settlementStore) Days(ctx context.Context, v auth.Visibility, organizationID string, assetIDs []string, from, to calendar.Day) (_ []settlement.Day, err error) {
+	defer sqlutil.Wrap(&err, "settlement: days")
+	filter, args := "", []any{v.All, v.OrganizationID, organizationID, from.String(), to.String()}
+	if assetIDs != nil {
+		ids, err := json.Marshal(assetIDs)
+		if err != nil {
+			return nil, err
+		}
+		filter, args = ` AND asset_id IN (SELECT value FROM json_each(?))`, append(args, string(ids))
+	}
+	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT organization_id, asset_id, delivery_day, block_count, totals_cents, blocks
+		FROM settlement_days WHERE (? OR organization_id = ?) AND organization_id = ? AND delivery_day >= ? AND delivery_day < ?`+filter+`
+		ORDER BY asset_id, delivery_day`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []settlement.Day
+	var arena sqlutil.Arena
+	for rows.Next() {
+		var x settlement.Day
+		var day, totals string
+		var blocks sql.RawBytes
+		if err := rows.Scan(&x.OrganizationID, &x.AssetID, &day, &x.Blocks, &totals, &blocks); err != nil {
+			return nil, err
+		}
+		x.JSON = arena.Copy(blocks)
+		if x.Day, err = calendar.ParseDay(day); err != nil {
+			return nil, err
+		}
+		if x.Totals, err = settlement.ParseCents(totals); err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, rows.Err()
+}
+
+func (s settlementStore) RenderPendingDays(ctx context.Context) (n int, err error) {
+	defer sqlutil.Wrap(&err, "settlement: render pending days")
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var from int64
+		err := tx.QueryRowContext(ctx, `SELECT next_block FROM settlement_progress WHERE job = ?`, settlement.DaysJob).Scan(&from)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		assets, err := tx.QueryContext(ctx, `SELECT DISTINCT organization_id, asset_id FROM settlement_figures ORDER BY 1, 2`)
+		if err != nil {
+			return err
+		}
+		var pairs [][2]string
+		for assets.Next() {
+			var p [2]string
+			if err := assets.Scan(&p[0], &p[1]); err != nil {
+				assets.Close()
+				return err
+			}
+			pairs = append(pairs, p)
+		}
+		if err := errors.Join(assets.Err(), assets.Close()); err != nil {
+			return err
+		}
+		// An asset at a time bounds what is held in memory.
+		for _, p := range pairs {
+			rows, err := scanSettlementRows(tx.QueryContext(ctx, `SELECT `+settlementColumns+` FROM settlement_figures
+				WHERE organization_id = ? AND asset_id = ? AND block_start >= ? ORDER BY block_start`, p[0], p[1], from))
+			if err != nil {
+				return err
+			}
+			days := settlement.RenderDays(sqlutil.SettlementBlocks(rows))
+			if err := s.writeDays(ctx, tx, days); err != nil {
+				return err
+			}
+			n += len(days)
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM settlement_progress WHERE job = ?`, settlement.DaysJob)
+		return err
 	})
 	return n, err
 }
