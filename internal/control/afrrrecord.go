@@ -160,8 +160,8 @@ func (l *Loop) finishAFRR(slot, end time.Time) []afrrreport.Event {
 }
 
 // capacityPrices are the aFRR capacity awards' prices per battery and
-// direction, per MW and hour (the bid's EUR/MW over its block's hours,
-// MW-weighted across the battery's awards, four decimals).
+// direction, per MW and hour (the bids' own EUR/MW/h, MW-weighted
+// across the battery's awards, four decimals).
 func capacityPrices(awards []bids.Bid, physical func(string) string) map[string][2]*decimal.Decimal {
 	type sum struct{ mw, money decimal.Decimal }
 	sums := map[string]*[2]sum{}
@@ -184,7 +184,7 @@ func capacityPrices(awards []bids.Bid, physical func(string) string) map[string]
 			dir = afrrNeg
 		}
 		m := decimal.NewFromFloat(mw)
-		perHour := decimal.New(int64(*b.CapacityPrice), -2).DivRound(decimal.NewFromFloat(b.End.Sub(b.Start).Hours()), 16)
+		perHour := decimal.New(int64(*b.CapacityPrice), -2) // aFRR capacity prices are EUR/MW/h (docs/markets.md)
 		s[dir].mw, s[dir].money = s[dir].mw.Add(m), s[dir].money.Add(m.Mul(perHour))
 	}
 	out := make(map[string][2]*decimal.Decimal, len(sums))

@@ -106,7 +106,7 @@ func TestAFRRDispatchEvents(t *testing.T) {
 	ids := []string{"ok", "partial", "limited", "unavailable", "offline", "nocontrol", "coverer"}
 	fleet := &fakeFleet{}
 	awards := fakeBids{}
-	price := bids.EUR(20) // EUR/MW for a 4-hour block: 5 EUR/MW/h
+	price := bids.EUR(20) // EUR/MW/h, as aFRR capacity is priced
 	tso := assets.TSO50Hertz
 	for _, id := range ids {
 		a := assets.NewAsset(id, "acme", id, "Leipzig", assets.Standalone)
@@ -172,7 +172,7 @@ func TestAFRRDispatchEvents(t *testing.T) {
 		if reason != "" && !strings.Contains(e.FilterDetails, "seconds") {
 			t.Errorf("%s: details %q", id, e.FilterDetails)
 		}
-		if category == afrrreport.CapacityObligation && (e.CapacityPrice == nil || e.CapacityPrice.String() != "5") {
+		if category == afrrreport.CapacityObligation && (e.CapacityPrice == nil || e.CapacityPrice.String() != "20") {
 			t.Errorf("%s: capacity price %v", id, e.CapacityPrice)
 		}
 	}

@@ -44,9 +44,8 @@ type Obligation struct {
 	Slot      time.Time
 	Direction bids.Product
 	AwardedMW float64
-	// CapacityPrice is the awards' price per MW and hour (EUR/MW/h; the
-	// bid price per MW and block over the block's hours, MW-weighted
-	// across awards), four decimals.
+	// CapacityPrice is the awards' own price per MW and hour (EUR/MW/h,
+	// MW-weighted across awards), four decimals.
 	CapacityPrice decimal.Decimal
 	OfferedMW     float64 // energy bids of the quarter-hour that reached the market
 	ShortfallMW   float64 // settlement.OfferShortfall
@@ -85,8 +84,7 @@ func Obligations(capacity, energy []bids.Bid, totals []SlotTotal, w reporting.Wi
 		}
 		perHour := decimal.Zero
 		if b.CapacityPrice != nil {
-			hours := decimal.NewFromFloat(b.End.Sub(b.Start).Hours())
-			perHour = decimal.New(int64(*b.CapacityPrice), -2).DivRound(hours, 16)
+			perHour = decimal.New(int64(*b.CapacityPrice), -2) // aFRR capacity prices are EUR/MW/h (docs/markets.md)
 		}
 		first := w.Start.Truncate(calendar.PeriodLength)
 		if b.Start.After(first) {

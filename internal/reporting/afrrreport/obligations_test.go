@@ -72,7 +72,7 @@ func TestObligations(t *testing.T) {
 		if o.MarginalPrice != nil {
 			marginal = o.MarginalPrice.StringFixed(2)
 		}
-		if !o.Slot.Equal(q(i)) || o.Direction != bids.Neg || o.AwardedMW != 10 || o.CapacityPrice.String() != "6" ||
+		if !o.Slot.Equal(q(i)) || o.Direction != bids.Neg || o.AwardedMW != 10 || o.CapacityPrice.String() != "24" ||
 			o.OfferedMW != w.offered || o.ShortfallMW != w.shortfall || o.ActivatedMW != w.activated || marginal != w.marginal ||
 			(o.DeliveredMW == nil) != (w.delivered == nil) || (w.delivered != nil && *o.DeliveredMW != *w.delivered) || o.Status != w.status {
 			t.Errorf("row %d: %+v (delivered %v)", i, o, o.DeliveredMW)

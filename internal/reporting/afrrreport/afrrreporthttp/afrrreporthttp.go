@@ -126,7 +126,7 @@ type Obligation struct {
 	QuarterHour   time.Time `json:"quarter_hour" doc:"Start of the 15-minute delivery period (UTC)."`
 	Direction     string    `json:"direction" enum:"pos,neg" doc:"The award's direction."`
 	AwardedMW     float64   `json:"awarded_mw" doc:"The asset's SUCCESSFUL aFRR capacity awards covering the quarter-hour (MW)."`
-	CapacityPrice string    `json:"capacity_price" doc:"The awards' price per MW and hour (EUR/MW/h, decimal string with four decimals): the bid price per MW and block over the block's hours, MW-weighted."`
+	CapacityPrice string    `json:"capacity_price" doc:"The awards' price per MW and hour (EUR/MW/h, decimal string with four decimals): the bids' own capacity price, MW-weighted across the awards."`
 	OfferedMW     float64   `json:"offered_mw" doc:"The asset's aFRR energy bids of the quarter-hour and direction that reached the market (SUBMITTED, SUCCESSFUL, REJECTED, FALLBACK) (MW)."`
 	ShortfallMW   float64   `json:"shortfall_mw" doc:"awarded_mw less offered_mw, never negative: the part of the award not offered as energy (document 1, rule 8) (MW)."`
 	ActivatedMW   float64   `json:"activated_mw" doc:"What the TSO activated of the SUCCESSFUL energy bids (MW, mean over the quarter-hour)."`

@@ -181,7 +181,7 @@ func TestAFRRReports(t *testing.T) {
 			t.Fatalf("obligations: %+v", obl)
 		}
 		o := obl.Obligations[4] // q(0)
-		if !o.QuarterHour.Equal(q(0)) || o.Direction != "neg" || o.AwardedMW != 10 || o.CapacityPrice != "5.0000" || o.OfferedMW != 10 ||
+		if !o.QuarterHour.Equal(q(0)) || o.Direction != "neg" || o.AwardedMW != 10 || o.CapacityPrice != "20.0000" || o.OfferedMW != 10 ||
 			o.ShortfallMW != 0 || o.ActivatedMW != 5 || *o.MarginalPrice != "-12.40" || *o.DeliveredMW != 4.99 || o.Status != "fulfilled" {
 			t.Fatalf("q(0): %+v", o)
 		}
@@ -200,7 +200,7 @@ func TestAFRRReports(t *testing.T) {
 		}
 		csv = get(t, h, base+"obligations?limit=1&offset=4", acme)
 		if lines := strings.Split(strings.TrimSpace(csv), "\r\n"); len(lines) != 2 ||
-			lines[1] != q(0).Format(time.RFC3339)+",neg,10,5.0000,10,0,5,-12.40,4.99,fulfilled" {
+			lines[1] != q(0).Format(time.RFC3339)+",neg,10,20.0000,10,0,5,-12.40,4.99,fulfilled" {
 			t.Fatalf("obligations CSV:\n%s", csv)
 		}
 		// A virtual asset: its battery's dispatches and performance, its own
