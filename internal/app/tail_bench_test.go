@@ -197,6 +197,7 @@ func TestTailServerProcess(t *testing.T) {
 	if os.Getenv("ATCP_TAIL_SERVER") != "1" {
 		return
 	}
+	app.TuneGC(os.LookupEnv) // as cmd/atcp serves
 	srv := startTailServer(t)
 	fmt.Printf("serving %s %s %s %s\n", srv.base, srv.token, srv.store, strings.Join(srv.ids, ","))
 	in := bufio.NewScanner(os.Stdin)
