@@ -193,7 +193,7 @@ func (c *bodyCheck) supported(s *huma.Schema, seen map[*huma.Schema]bool) bool {
 	case "", huma.TypeBoolean, huma.TypeNumber, huma.TypeInteger, huma.TypeString:
 		return !(s.Type == "" && len(s.Enum) > 0)
 	case huma.TypeArray:
-		return len(s.Enum) == 0 && (s.Items == nil || c.supported(s.Items, seen))
+		return len(s.Enum) == 0 && s.Items != nil && c.supported(s.Items, seen)
 	case huma.TypeObject:
 		if len(s.Enum) > 0 {
 			return false
@@ -369,11 +369,7 @@ func (c *bodyCheck) array(dec *jsontext.Decoder, s *huma.Schema) bool {
 		if dec.PeekKind() == 0 {
 			return false
 		}
-		if s.Items != nil {
-			if !c.value(dec, s.Items) {
-				return false
-			}
-		} else if !skip(dec) {
+		if !c.value(dec, s.Items) {
 			return false
 		}
 		n++

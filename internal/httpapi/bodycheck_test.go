@@ -3,7 +3,6 @@ package httpapi
 import (
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -205,8 +204,5 @@ func TestBodyCheckSchemaSupport(t *testing.T) {
 		if c.streamed {
 			t.Errorf("%s: judged in one pass", name)
 		}
-	}
-	if !strings.Contains(validBodies[0], "items") {
-		t.Fatal("fixture")
 	}
 }
