@@ -101,6 +101,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "openapi":
 		return printOpenAPI(ctx, cfg, log, stdout)
 	}
+	app.TuneGC(os.LookupEnv)
 	a, err := app.New(ctx, cfg, log, stderr)
 	if err != nil {
 		log.Error("cannot start", "error", err)

@@ -42,13 +42,21 @@ func Register[I, O any](s *Server, op huma.Operation, access Access, handler fun
 	in := reflect.TypeFor[I]()
 	_, withBody := in.FieldByName("Body")
 	op.Errors = withEdgeErrors(op.Errors, len(names) > 0, withBody, in.NumField() > 0)
-	op.Middlewares = append(huma.Middlewares{s.authorize(access.scopes), s.inspect}, op.Middlewares...)
+	var body *bodyCheck
+	if withBody && op.Metadata[oneDecodingPass] == true {
+		op.SkipValidateBody = true
+		body = &bodyCheck{}
+	}
+	op.Middlewares = append(huma.Middlewares{s.authorize(access.scopes), s.inspector(body)}, op.Middlewares...)
 	if !isTable[O]() {
 		huma.Register(huma.API(jsonOnly{s.API}), op, handler)
-		return
+	} else {
+		huma.Register(s.API, op, handler)
+		s.documentCSV(op)
 	}
-	huma.Register(s.API, op, handler)
-	s.documentCSV(op)
+	if body != nil {
+		body.prepare(s.API, op.Method, op.Path)
+	}
 }
 
 // withEdgeErrors adds the statuses every operation may answer before its

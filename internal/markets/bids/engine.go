@@ -362,7 +362,7 @@ func (e *Engine) Submit(ctx context.Context, v auth.Visibility, assetID string, 
 		}
 		res = SubmitResult{Bids: make([]Bid, len(req)), Warnings: slices.Clone(warn)}
 		var ch Changes
-		var fresh []Bid
+		fresh := make([]Bid, 0, len(req))
 		kept := map[string]bool{}
 		for i, b := range req {
 			if old, ok := findScope(existing, b); ok {

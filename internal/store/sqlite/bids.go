@@ -290,6 +290,7 @@ func recycle(existing []bids.Bid, ch bids.Changes) (reuse []reused, deletes []st
 		}
 	}
 	taken := make(map[string]bool, len(ch.Insert))
+	reuse = make([]reused, 0, len(ch.Insert)) // a REPLACE usually reuses them all
 	for _, b := range ch.Insert {
 		s := slotOf(b)
 		if ids := free[s]; len(ids) > 0 && untouched(b) {

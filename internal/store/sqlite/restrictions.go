@@ -83,12 +83,21 @@ func windowArgs(w restrictions.Window) (from, to any) {
 func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, assetID string, kind restrictions.Kind, w restrictions.Window) (_ []restrictions.Interval, err error) {
 	defer sqlutil.Wrap(&err, "restrictions: intervals")
 	from, to := windowArgs(w)
-	return collect(scanInterval)(s.db.read(ctx).QueryContext(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
+	stmt, err := s.db.stmt(ctx, intervalsSelect)
+	if err != nil {
+		return nil, err
+	}
+	return collect(scanInterval)(stmt.QueryContext(ctx, v.All, v.OrganizationID, assetID, string(kind), from, to))
+}
+
+// intervalsSelect is the read of Intervals, prepared once per connection:
+// every GET state runs it (FullyRestricted), and parsing it cost more
+// than running it.
+const intervalsSelect = `SELECT ` + intervalColumns + ` FROM restriction_intervals
 		WHERE (?1 OR organization_id = ?2) AND asset_id = ?3 AND (?4 = '' OR kind = ?4)
 		AND (?5 IS NULL OR end_time IS NULL OR end_time > ?5)
 		AND (?6 IS NULL OR start_time < ?6)
-		ORDER BY start_time, kind`, v.All, v.OrganizationID, assetID, string(kind), from, to))
-}
+		ORDER BY start_time, kind`
 
 func (s restrictionStore) ActiveAt(ctx context.Context, t time.Time) (_ []restrictions.Interval, err error) {
 	defer sqlutil.Wrap(&err, "restrictions: active at")

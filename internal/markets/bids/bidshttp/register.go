@@ -136,11 +136,13 @@ func Register[B, S, U, L, UR, Q, V, R any](s *httpapi.Server, m Market[B, S, U, 
 		registerQuery[ListInput](s, listOp, read, list)
 	}
 
-	httpapi.Register(s, huma.Operation{
+	// A submission carries up to hundreds of bids: validated in one
+	// decoding pass, with huma's problem details (httpapi.OneDecodingPass).
+	httpapi.Register(s, httpapi.OneDecodingPass(huma.Operation{
 		OperationID: "submit-" + m.ID + "-bids", Method: http.MethodPost, Path: bidsPath, Tags: tags, DefaultStatus: http.StatusCreated,
 		RequestBody: httpapi.RequestExample(m.Submit.Request), Responses: httpapi.ResponseExample(http.StatusCreated, m.Submit.Response),
 		Summary: m.Submit.Summary, Description: m.Submit.Description + m.Gates + feasibilityDoc, Errors: writeErrors,
-	}, write, func(ctx context.Context, in *submitInput[S]) (*httpapi.Output[SubmitResponse[B]], error) {
+	}), write, func(ctx context.Context, in *submitInput[S]) (*httpapi.Output[SubmitResponse[B]], error) {
 		res, err := svc.Submit(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, m.Submission(in.Body))
 		if err != nil {
 			return nil, err
