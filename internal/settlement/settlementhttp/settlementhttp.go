@@ -175,18 +175,12 @@ func (QualityGateReport) CSVHeader() []string {
 func (r QualityGateReport) CSVRows() [][]string {
 	out := make([][]string, len(r.Gates))
 	for i, g := range r.Gates {
-		out[i] = []string{g.AssetID, g.Gate, instant(&g.Start), instant(&g.End), strconv.Itoa(g.BlockCount), instant(g.Until),
-			instant(g.ProcessedAt), g.Detail}
+		out[i] = []string{g.AssetID, g.Gate, httpapi.CSVOptionalInstant(&g.Start), httpapi.CSVOptionalInstant(&g.End), strconv.Itoa(g.BlockCount), httpapi.CSVOptionalInstant(g.Until),
+			httpapi.CSVOptionalInstant(g.ProcessedAt), g.Detail}
 	}
 	return out
 }
 
-func instant(t *time.Time) string {
-	if t == nil {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339Nano)
-}
 
 type gatesOutput struct{ Body QualityGateReport }
 
@@ -283,7 +277,7 @@ func (RevenueReport) CSVHeader() []string {
 func (r RevenueReport) CSVRows() [][]string {
 	out := make([][]string, len(r.Rows))
 	for i, x := range r.Rows {
-		out[i] = []string{instant(&x.PeriodStart), instant(&x.PeriodEnd), x.AssetID, x.Product, x.RevenueTotal, x.BackupFeeTotal,
+		out[i] = []string{httpapi.CSVOptionalInstant(&x.PeriodStart), httpapi.CSVOptionalInstant(&x.PeriodEnd), x.AssetID, x.Product, x.RevenueTotal, x.BackupFeeTotal,
 			x.PenaltyTotal, x.NetTotal, x.Status, strconv.Itoa(x.BlockCount)}
 	}
 	return out

@@ -61,9 +61,9 @@ func (DispatchList) CSVHeader() []string {
 func (l DispatchList) CSVRows() [][]string {
 	out := make([][]string, len(l.Dispatches))
 	for i, d := range l.Dispatches {
-		out[i] = []string{d.EventID, d.ActivationID, d.RequestID, d.AssetID, instant(d.CreatedAtUTC), d.Direction, num(d.PlannedSetPower),
-			num(d.SetPower), num(d.Accepted), str(d.Outcome), str(d.FilterReason), str(d.FilterDetails), d.DispatchCategory,
-			instant(d.DispatchSlotUTC), str(d.EnergyPrice), str(d.CapacityPrice)}
+		out[i] = []string{d.EventID, d.ActivationID, d.RequestID, d.AssetID, httpapi.CSVInstant(d.CreatedAtUTC), d.Direction, httpapi.CSVNumber(d.PlannedSetPower),
+			httpapi.CSVNumber(d.SetPower), httpapi.CSVNumber(d.Accepted), httpapi.CSVOptional(d.Outcome), httpapi.CSVOptional(d.FilterReason), httpapi.CSVOptional(d.FilterDetails), d.DispatchCategory,
+			httpapi.CSVInstant(d.DispatchSlotUTC), httpapi.CSVOptional(d.EnergyPrice), httpapi.CSVOptional(d.CapacityPrice)}
 	}
 	return out
 }
@@ -113,10 +113,10 @@ func (p Performance) CSVRows() [][]string {
 	for i, r := range p.Periods {
 		rate := ""
 		if r.FillRatePct != nil {
-			rate = num(*r.FillRatePct)
+			rate = httpapi.CSVNumber(*r.FillRatePct)
 		}
-		out[i] = []string{instant(r.PeriodStart), r.Granularity, strconv.Itoa(r.DispatchCount), strconv.Itoa(r.DispatchedCount),
-			strconv.Itoa(r.FilteredCount), num(r.TotalSetPower), num(r.TotalAccepted), rate}
+		out[i] = []string{httpapi.CSVInstant(r.PeriodStart), r.Granularity, strconv.Itoa(r.DispatchCount), strconv.Itoa(r.DispatchedCount),
+			strconv.Itoa(r.FilteredCount), httpapi.CSVNumber(r.TotalSetPower), httpapi.CSVNumber(r.TotalAccepted), rate}
 	}
 	return out
 }
@@ -155,10 +155,10 @@ func (l ObligationList) CSVRows() [][]string {
 	for i, o := range l.Obligations {
 		delivered := ""
 		if o.DeliveredMW != nil {
-			delivered = num(*o.DeliveredMW)
+			delivered = httpapi.CSVNumber(*o.DeliveredMW)
 		}
-		out[i] = []string{instant(o.QuarterHour), o.Direction, num(o.AwardedMW), o.CapacityPrice, num(o.OfferedMW), num(o.ShortfallMW),
-			num(o.ActivatedMW), str(o.MarginalPrice), delivered, o.Status}
+		out[i] = []string{httpapi.CSVInstant(o.QuarterHour), o.Direction, httpapi.CSVNumber(o.AwardedMW), o.CapacityPrice, httpapi.CSVNumber(o.OfferedMW), httpapi.CSVNumber(o.ShortfallMW),
+			httpapi.CSVNumber(o.ActivatedMW), httpapi.CSVOptional(o.MarginalPrice), delivered, o.Status}
 	}
 	return out
 }
@@ -179,16 +179,6 @@ func opt(s string) *string {
 	return &s
 }
 
-func str(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-func instant(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // WindowQuery is a report's window.
 type WindowQuery struct {
