@@ -13,6 +13,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/httpapi"
 	"atcp/internal/reporting"
+	"atcp/internal/reporting/reportinghttp"
 	"atcp/internal/settlement"
 )
 
@@ -131,15 +132,9 @@ type WindowQuery struct {
 	OrganizationID string    `query:"organization_id" maxLength:"64" doc:"The organisation to read: platform administrators may name any registered one; others may leave it out or name their own (422 organization_not_accessible otherwise). Default: the caller's."`
 }
 
-// PageQuery is limit/offset paging.
-type PageQuery struct {
-	Limit  int `query:"limit" doc:"Rows per page, 1 to 1000; default 100."`
-	Offset int `query:"offset" doc:"Rows to skip; default 0."`
-}
-
 type gatesInput struct {
 	WindowQuery
-	PageQuery
+	reportinghttp.PageQuery
 }
 
 // QualityGateRun is a gate holding consecutive blocks of an asset.
@@ -181,7 +176,6 @@ func (r QualityGateReport) CSVRows() [][]string {
 	return out
 }
 
-
 type gatesOutput struct{ Body QualityGateReport }
 
 func optTime(t time.Time) *time.Time {
@@ -222,7 +216,7 @@ type RevenueQuery struct {
 
 type revenueInput struct {
 	RevenueQuery
-	PageQuery
+	reportinghttp.PageQuery
 }
 
 // RevenueReportRow is one asset's settlement of one product in one period.
@@ -285,9 +279,7 @@ func (r RevenueReport) CSVRows() [][]string {
 
 type revenueOutput struct{ Body RevenueReport }
 
-func page(q PageQuery) (reporting.Page, error) {
-	return reporting.Page{Limit: q.Limit, Offset: q.Offset}.Resolve()
-}
+func page(q reportinghttp.PageQuery) (reporting.Page, error) { return q.Page().Resolve() }
 
 // window slices [offset, offset+limit) out of n.
 func window(n int, p reporting.Page) (int, int) {

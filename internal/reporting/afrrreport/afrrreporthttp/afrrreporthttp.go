@@ -15,6 +15,7 @@ import (
 	"atcp/internal/httpapi"
 	"atcp/internal/reporting"
 	"atcp/internal/reporting/afrrreport"
+	"atcp/internal/reporting/reportinghttp"
 )
 
 // Dispatch is one aFRR dispatch event (document 1).
@@ -179,7 +180,6 @@ func opt(s string) *string {
 	return &s
 }
 
-
 // WindowQuery is a report's window.
 type WindowQuery struct {
 	StartTime time.Time `query:"start_time" doc:"Overlap filter on the quarter-hour: items whose quarter-hour ends strictly after it. Default: 24 hours before end_time."`
@@ -190,14 +190,6 @@ func (q WindowQuery) window() reporting.Window {
 	return reporting.Window{Start: q.StartTime, End: q.EndTime}
 }
 
-// PageQuery is a list report's page.
-type PageQuery struct {
-	Limit  int `query:"limit" minimum:"1" maximum:"1000" default:"100" doc:"Page size."`
-	Offset int `query:"offset" minimum:"0" default:"0" doc:"Items to skip."`
-}
-
-func (q PageQuery) page() reporting.Page { return reporting.Page{Limit: q.Limit, Offset: q.Offset} }
-
 // AssetPath names the asset.
 type AssetPath struct {
 	AssetID string `path:"asset_id" doc:"The asset id; a virtual asset's dispatches and performance are its battery's."`
@@ -206,7 +198,7 @@ type AssetPath struct {
 type listInput struct {
 	AssetPath
 	WindowQuery
-	PageQuery
+	reportinghttp.PageQuery
 }
 
 type performanceInput struct {
@@ -233,7 +225,7 @@ func Register(s *httpapi.Server, svc *afrrreport.Service) {
 			"or longer than 90 days or a limit outside 1 to 1000; 404 when the asset is unknown, deleted or of another organisation.",
 		Errors: errors,
 	}, httpapi.Scopes(auth.ReportRead), func(ctx context.Context, in *listInput) (*dispatchOutput, error) {
-		events, total, pg, err := svc.Dispatches(ctx, httpapi.Principal(ctx), in.AssetID, in.window(), in.page())
+		events, total, pg, err := svc.Dispatches(ctx, httpapi.Principal(ctx), in.AssetID, in.window(), in.Page())
 		if err != nil {
 			return nil, err
 		}
@@ -276,7 +268,7 @@ func Register(s *httpapi.Server, svc *afrrreport.Service) {
 			"empty or longer than 90 days or a limit outside 1 to 1000; 404 when the asset is unknown, deleted or of another organisation.",
 		Errors: errors,
 	}, httpapi.Scopes(auth.ReportRead), func(ctx context.Context, in *listInput) (*obligationOutput, error) {
-		rows, total, pg, err := svc.Obligations(ctx, httpapi.Principal(ctx), in.AssetID, in.window(), in.page())
+		rows, total, pg, err := svc.Obligations(ctx, httpapi.Principal(ctx), in.AssetID, in.window(), in.Page())
 		if err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ import (
 	"atcp/internal/markets/bids"
 	"atcp/internal/reporting"
 	"atcp/internal/reporting/fcrreport"
+	"atcp/internal/reporting/reportinghttp"
 )
 
 // AssetPath names the asset of a report.
@@ -34,12 +35,6 @@ func (q WindowQuery) window() reporting.Window {
 	return reporting.Window{Start: q.StartTime, End: q.EndTime}
 }
 
-// PageQuery is limit/offset paging.
-type PageQuery struct {
-	Limit  int `query:"limit" doc:"Items per page, 1 to 1000. Default 100."`
-	Offset int `query:"offset" doc:"Items to skip. Default 0."`
-}
-
 // GranularityQuery is a period report's granularity.
 type GranularityQuery struct {
 	Granularity string `query:"granularity" enum:"fifteen_minutes,hourly,daily" doc:"Period length: fifteen_minutes (UTC quarter-hours), hourly or daily (Europe/Berlin hours and days). Default hourly; the activation report without it is one histogram over the window."`
@@ -48,7 +43,7 @@ type GranularityQuery struct {
 type reservationsInput struct {
 	AssetPath
 	WindowQuery
-	PageQuery
+	reportinghttp.PageQuery
 }
 
 type measuredInput struct {
@@ -56,7 +51,6 @@ type measuredInput struct {
 	WindowQuery
 	GranularityQuery
 }
-
 
 func money(p *bids.Price) *string {
 	if p == nil {
@@ -284,7 +278,7 @@ func Register(s *httpapi.Server, svc *fcrreport.Service) {
 		Errors: errors,
 	}, access, func(ctx context.Context, in *reservationsInput) (*reservationsOutput, error) {
 		r, err := svc.Reservations(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.window(),
-			reporting.Page{Limit: in.Limit, Offset: in.Offset})
+			in.Page())
 		if err != nil {
 			return nil, err
 		}
