@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strconv"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 )
@@ -93,4 +95,33 @@ func (s *Server) documentCSV(op huma.Operation) {
 		Type:        "string",
 		Description: "The same rows as CSV (RFC 4180, header row first), for a client sending Accept: text/csv.",
 	}}
+}
+
+// The cells of a Table's rows, written as the JSON values are: instants
+// in UTC RFC 3339 (fractional seconds only where the instant has them),
+// numbers in their shortest decimal form, null as an empty cell.
+
+func CSVInstant(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func CSVOptionalInstant(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return CSVInstant(*t)
+}
+
+func CSVNumber(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func CSVOptionalNumber(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return CSVNumber(*v)
+}
+
+func CSVOptional(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -83,30 +83,18 @@ type Target struct{ org string }
 func (t Target) OrganizationID() string { return t.org }
 
 // Target resolves the organisation a request names (query organization_id,
-// "" for none) for caller p: by default the caller's own; another one
-// only for a platform administrator, and only a registered one. Anything
-// else is 422 organization_not_accessible at organization_id, the same
-// for an organisation that exists and one that does not, so that the
-// answer says nothing about other organisations.
+// "" for none) for caller p (auth.ActingFor): by default the caller's own;
+// another one only for a platform administrator, and only a registered
+// one; anything else is 422 organization_not_accessible at
+// organization_id.
 func (s *Service) Target(ctx context.Context, p *auth.Principal, named string) (Target, error) {
-	refuse := func(msg string) (Target, error) {
-		return Target{}, &errs.Error{Kind: errs.Invalid, Code: CodeOrganizationNotAccessible, Message: msg,
-			Fields: []errs.FieldError{{Location: "organization_id", Message: msg, Value: named}}}
-	}
-	switch {
-	case p == nil:
-		return refuse("no organisation is accessible without a caller")
-	case named == "" || named == p.OrganizationID:
-		return Target{org: p.OrganizationID}, nil
-	case !p.IsPlatformAdmin():
-		return refuse("you may act only on the pools of your own organisation; leave organization_id out or name it")
-	}
-	if _, err := s.d.Organizations.Organization(ctx, named); errs.Is(err, errs.NotFound) {
-		return refuse("is not a registered organisation")
-	} else if err != nil {
-		return Target{}, err
-	}
-	return Target{org: named}, nil
+	org, err := auth.ActingFor(ctx, p, auth.OrganizationTarget{Named: named, Location: "organization_id"}, s.registered)
+	return Target{org: org}, err
+}
+
+func (s *Service) registered(ctx context.Context, id string) error {
+	_, err := s.d.Organizations.Organization(ctx, id)
+	return err
 }
 
 func notFound(t Target, id string) error {

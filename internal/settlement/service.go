@@ -13,7 +13,6 @@ import (
 	"atcp/internal/errs"
 	"atcp/internal/identity"
 	"atcp/internal/markets/calendar"
-	"atcp/internal/pools"
 )
 
 // MaxWindow is the longest window of the settlement reads: 93 days hold
@@ -70,24 +69,11 @@ type scope struct {
 // 422 organization_not_accessible, the same for an organisation that
 // exists and one that does not.
 func (s *Service) target(ctx context.Context, p *auth.Principal, named string) (string, error) {
-	refuse := func(msg string) (string, error) {
-		return "", &errs.Error{Kind: errs.Invalid, Code: pools.CodeOrganizationNotAccessible, Message: msg,
-			Fields: []errs.FieldError{{Location: "query.organization_id", Message: msg, Value: named}}}
-	}
-	switch {
-	case p == nil:
-		return refuse("no organisation is accessible without a caller")
-	case named == "" || named == p.OrganizationID:
-		return p.OrganizationID, nil
-	case !p.IsPlatformAdmin():
-		return refuse("you may read only your own organisation's settlement; leave organization_id out or name it")
-	}
-	if _, err := s.d.Organizations.Organization(ctx, named); errs.Is(err, errs.NotFound) {
-		return refuse("is not a registered organisation")
-	} else if err != nil {
-		return "", err
-	}
-	return named, nil
+	return auth.ActingFor(ctx, p, auth.OrganizationTarget{Named: named, Location: "query.organization_id"},
+		func(ctx context.Context, id string) error {
+			_, err := s.d.Organizations.Organization(ctx, id)
+			return err
+		})
 }
 
 // resolve checks the caller's organisation and the named assets: each

@@ -101,6 +101,22 @@ type ScheduleDispatchReport struct {
 	Dispatches []ScheduleDispatchReportEntry `json:"dispatches" nullable:"false"`
 }
 
+// CSVHeader and CSVRows are the report's CSV form (httpapi.Table).
+func (r ScheduleDispatchReport) CSVHeader() []string {
+	return []string{"event_id", "request_id", "source_id", "asset_id", "created_at_utc", "set_time_utc", "status", "set_power_mw",
+		"effective_set_power_mw", "outcome", "message", "control_mode", "delivery_time"}
+}
+
+func (r ScheduleDispatchReport) CSVRows() [][]string {
+	out := make([][]string, len(r.Dispatches))
+	for i, e := range r.Dispatches {
+		out[i] = []string{e.EventID, httpapi.CSVOptional(e.RequestID), httpapi.CSVOptional(e.SourceID), e.AssetID,
+			httpapi.CSVInstant(e.CreatedAtUTC), httpapi.CSVOptionalInstant(e.SetTimeUTC), e.Status, httpapi.CSVOptionalNumber(e.SetPowerMW),
+			httpapi.CSVNumber(e.EffectiveSetPowerMW), e.Outcome, httpapi.CSVOptional(e.Message), e.ControlMode, httpapi.CSVInstant(e.DeliveryTime)}
+	}
+	return out
+}
+
 type immediateListInput struct {
 	AssetID   string    `path:"asset_id"`
 	SortBy    string    `query:"sort_by" enum:"start_time,end_time" default:"start_time"`

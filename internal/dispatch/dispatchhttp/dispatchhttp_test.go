@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -578,6 +579,17 @@ func TestScheduleDispatchReport(t *testing.T) {
 		}
 		if id, _ := d["event_id"].(string); len(id) != 36 {
 			t.Errorf("event_id %v", d["event_id"])
+		}
+		// The same entry as CSV, for a client asking for it.
+		req, _ := http.NewRequest("GET", h.HTTP.URL+q(path, "start_time", ts(15*m), "end_time", ts(30*m)), nil)
+		req.Header.Set("Authorization", "Bearer "+e.acmeReport)
+		req.Header.Set("Accept", "text/csv")
+		csvResp := h.Send(req).Expect(t, 200, "")
+		wantCSV := "event_id,request_id,source_id,asset_id,created_at_utc,set_time_utc,status,set_power_mw,effective_set_power_mw," +
+			"outcome,message,control_mode,delivery_time\r\n" + d["event_id"].(string) + "," + reqID +
+			",test-acme,a1,2026-02-01T06:20:00Z,2026-02-01T06:20:00Z,clipped,4,2.5,success,power_limit,bess_only,2026-02-01T06:15:00Z\r\n"
+		if csvResp.Header.Get("Content-Type") != "text/csv" || string(csvResp.Body) != wantCSV {
+			t.Errorf("CSV form %q:\n%s", csvResp.Header.Get("Content-Type"), csvResp.Body)
 		}
 		// In the PoC modes the requested power is the point-of-connection
 		// target, as the effective power is; passive requests 0 MW.

@@ -12,7 +12,6 @@ import (
 	"atcp/internal/errs"
 	"atcp/internal/identity"
 	"atcp/internal/markets/calendar"
-	"atcp/internal/pools"
 )
 
 // Organizations finds a registered organisation, errs.NotFound when there
@@ -54,26 +53,11 @@ const (
 // registered one. Anything else is 422 organization_not_accessible, the
 // same for an organisation that exists and one that does not.
 func (s *Service) Organization(ctx context.Context, p *auth.Principal, named string) (string, error) {
-	refuse := func(msg string) (string, error) {
-		return "", &errs.Error{Kind: errs.Invalid, Code: pools.CodeOrganizationNotAccessible, Message: msg,
-			Fields: []errs.FieldError{{Location: "query.organization_id", Message: msg, Value: named}}}
-	}
-	switch {
-	case p == nil:
-		return refuse("no organisation is accessible without a caller")
-	case p.IsPlatformAdmin() && named == "":
-		return "", errs.Invalidf("query.organization_id", named, "required for a caller who may act for several organisations")
-	case named == "" || named == p.OrganizationID:
-		return p.OrganizationID, nil
-	case !p.IsPlatformAdmin():
-		return refuse("you may read only your own organisation's schedules; leave organization_id out or name it")
-	}
-	if _, err := s.orgs.Organization(ctx, named); errs.Is(err, errs.NotFound) {
-		return refuse("is not a registered organisation")
-	} else if err != nil {
-		return "", err
-	}
-	return named, nil
+	return auth.ActingFor(ctx, p, auth.OrganizationTarget{Named: named, Location: "query.organization_id", Required: true},
+		func(ctx context.Context, id string) error {
+			_, err := s.orgs.Organization(ctx, id)
+			return err
+		})
 }
 
 // CompletedDay parses delivery_day: 422 when it is not a date, 400 when

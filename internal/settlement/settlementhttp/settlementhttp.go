@@ -13,6 +13,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/httpapi"
 	"atcp/internal/reporting"
+	"atcp/internal/reporting/reportinghttp"
 	"atcp/internal/settlement"
 )
 
@@ -131,15 +132,9 @@ type WindowQuery struct {
 	OrganizationID string    `query:"organization_id" maxLength:"64" doc:"The organisation to read: platform administrators may name any registered one; others may leave it out or name their own (422 organization_not_accessible otherwise). Default: the caller's."`
 }
 
-// PageQuery is limit/offset paging.
-type PageQuery struct {
-	Limit  int `query:"limit" doc:"Rows per page, 1 to 1000; default 100."`
-	Offset int `query:"offset" doc:"Rows to skip; default 0."`
-}
-
 type gatesInput struct {
 	WindowQuery
-	PageQuery
+	reportinghttp.PageQuery
 }
 
 // QualityGateRun is a gate holding consecutive blocks of an asset.
@@ -175,17 +170,10 @@ func (QualityGateReport) CSVHeader() []string {
 func (r QualityGateReport) CSVRows() [][]string {
 	out := make([][]string, len(r.Gates))
 	for i, g := range r.Gates {
-		out[i] = []string{g.AssetID, g.Gate, instant(&g.Start), instant(&g.End), strconv.Itoa(g.BlockCount), instant(g.Until),
-			instant(g.ProcessedAt), g.Detail}
+		out[i] = []string{g.AssetID, g.Gate, httpapi.CSVOptionalInstant(&g.Start), httpapi.CSVOptionalInstant(&g.End), strconv.Itoa(g.BlockCount), httpapi.CSVOptionalInstant(g.Until),
+			httpapi.CSVOptionalInstant(g.ProcessedAt), g.Detail}
 	}
 	return out
-}
-
-func instant(t *time.Time) string {
-	if t == nil {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339Nano)
 }
 
 type gatesOutput struct{ Body QualityGateReport }
@@ -228,7 +216,7 @@ type RevenueQuery struct {
 
 type revenueInput struct {
 	RevenueQuery
-	PageQuery
+	reportinghttp.PageQuery
 }
 
 // RevenueReportRow is one asset's settlement of one product in one period.
@@ -283,7 +271,7 @@ func (RevenueReport) CSVHeader() []string {
 func (r RevenueReport) CSVRows() [][]string {
 	out := make([][]string, len(r.Rows))
 	for i, x := range r.Rows {
-		out[i] = []string{instant(&x.PeriodStart), instant(&x.PeriodEnd), x.AssetID, x.Product, x.RevenueTotal, x.BackupFeeTotal,
+		out[i] = []string{httpapi.CSVOptionalInstant(&x.PeriodStart), httpapi.CSVOptionalInstant(&x.PeriodEnd), x.AssetID, x.Product, x.RevenueTotal, x.BackupFeeTotal,
 			x.PenaltyTotal, x.NetTotal, x.Status, strconv.Itoa(x.BlockCount)}
 	}
 	return out
@@ -291,9 +279,7 @@ func (r RevenueReport) CSVRows() [][]string {
 
 type revenueOutput struct{ Body RevenueReport }
 
-func page(q PageQuery) (reporting.Page, error) {
-	return reporting.Page{Limit: q.Limit, Offset: q.Offset}.Resolve()
-}
+func page(q reportinghttp.PageQuery) (reporting.Page, error) { return q.Page().Resolve() }
 
 // window slices [offset, offset+limit) out of n.
 func window(n int, p reporting.Page) (int, int) {

@@ -15,6 +15,7 @@ import (
 	"atcp/internal/httpapi"
 	"atcp/internal/reporting"
 	"atcp/internal/reporting/afrrreport"
+	"atcp/internal/reporting/reportinghttp"
 )
 
 // Dispatch is one aFRR dispatch event (document 1).
@@ -61,9 +62,9 @@ func (DispatchList) CSVHeader() []string {
 func (l DispatchList) CSVRows() [][]string {
 	out := make([][]string, len(l.Dispatches))
 	for i, d := range l.Dispatches {
-		out[i] = []string{d.EventID, d.ActivationID, d.RequestID, d.AssetID, instant(d.CreatedAtUTC), d.Direction, num(d.PlannedSetPower),
-			num(d.SetPower), num(d.Accepted), str(d.Outcome), str(d.FilterReason), str(d.FilterDetails), d.DispatchCategory,
-			instant(d.DispatchSlotUTC), str(d.EnergyPrice), str(d.CapacityPrice)}
+		out[i] = []string{d.EventID, d.ActivationID, d.RequestID, d.AssetID, httpapi.CSVInstant(d.CreatedAtUTC), d.Direction, httpapi.CSVNumber(d.PlannedSetPower),
+			httpapi.CSVNumber(d.SetPower), httpapi.CSVNumber(d.Accepted), httpapi.CSVOptional(d.Outcome), httpapi.CSVOptional(d.FilterReason), httpapi.CSVOptional(d.FilterDetails), d.DispatchCategory,
+			httpapi.CSVInstant(d.DispatchSlotUTC), httpapi.CSVOptional(d.EnergyPrice), httpapi.CSVOptional(d.CapacityPrice)}
 	}
 	return out
 }
@@ -113,10 +114,10 @@ func (p Performance) CSVRows() [][]string {
 	for i, r := range p.Periods {
 		rate := ""
 		if r.FillRatePct != nil {
-			rate = num(*r.FillRatePct)
+			rate = httpapi.CSVNumber(*r.FillRatePct)
 		}
-		out[i] = []string{instant(r.PeriodStart), r.Granularity, strconv.Itoa(r.DispatchCount), strconv.Itoa(r.DispatchedCount),
-			strconv.Itoa(r.FilteredCount), num(r.TotalSetPower), num(r.TotalAccepted), rate}
+		out[i] = []string{httpapi.CSVInstant(r.PeriodStart), r.Granularity, strconv.Itoa(r.DispatchCount), strconv.Itoa(r.DispatchedCount),
+			strconv.Itoa(r.FilteredCount), httpapi.CSVNumber(r.TotalSetPower), httpapi.CSVNumber(r.TotalAccepted), rate}
 	}
 	return out
 }
@@ -155,10 +156,10 @@ func (l ObligationList) CSVRows() [][]string {
 	for i, o := range l.Obligations {
 		delivered := ""
 		if o.DeliveredMW != nil {
-			delivered = num(*o.DeliveredMW)
+			delivered = httpapi.CSVNumber(*o.DeliveredMW)
 		}
-		out[i] = []string{instant(o.QuarterHour), o.Direction, num(o.AwardedMW), o.CapacityPrice, num(o.OfferedMW), num(o.ShortfallMW),
-			num(o.ActivatedMW), str(o.MarginalPrice), delivered, o.Status}
+		out[i] = []string{httpapi.CSVInstant(o.QuarterHour), o.Direction, httpapi.CSVNumber(o.AwardedMW), o.CapacityPrice, httpapi.CSVNumber(o.OfferedMW), httpapi.CSVNumber(o.ShortfallMW),
+			httpapi.CSVNumber(o.ActivatedMW), httpapi.CSVOptional(o.MarginalPrice), delivered, o.Status}
 	}
 	return out
 }
@@ -179,17 +180,6 @@ func opt(s string) *string {
 	return &s
 }
 
-func str(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-func instant(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
 // WindowQuery is a report's window.
 type WindowQuery struct {
 	StartTime time.Time `query:"start_time" doc:"Overlap filter on the quarter-hour: items whose quarter-hour ends strictly after it. Default: 24 hours before end_time."`
@@ -200,14 +190,6 @@ func (q WindowQuery) window() reporting.Window {
 	return reporting.Window{Start: q.StartTime, End: q.EndTime}
 }
 
-// PageQuery is a list report's page.
-type PageQuery struct {
-	Limit  int `query:"limit" minimum:"1" maximum:"1000" default:"100" doc:"Page size."`
-	Offset int `query:"offset" minimum:"0" default:"0" doc:"Items to skip."`
-}
-
-func (q PageQuery) page() reporting.Page { return reporting.Page{Limit: q.Limit, Offset: q.Offset} }
-
 // AssetPath names the asset.
 type AssetPath struct {
 	AssetID string `path:"asset_id" doc:"The asset id; a virtual asset's dispatches and performance are its battery's."`
@@ -216,7 +198,7 @@ type AssetPath struct {
 type listInput struct {
 	AssetPath
 	WindowQuery
-	PageQuery
+	reportinghttp.PageQuery
 }
 
 type performanceInput struct {
@@ -243,7 +225,7 @@ func Register(s *httpapi.Server, svc *afrrreport.Service) {
 			"or longer than 90 days or a limit outside 1 to 1000; 404 when the asset is unknown, deleted or of another organisation.",
 		Errors: errors,
 	}, httpapi.Scopes(auth.ReportRead), func(ctx context.Context, in *listInput) (*dispatchOutput, error) {
-		events, total, pg, err := svc.Dispatches(ctx, httpapi.Principal(ctx), in.AssetID, in.window(), in.page())
+		events, total, pg, err := svc.Dispatches(ctx, httpapi.Principal(ctx), in.AssetID, in.window(), in.Page())
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +268,7 @@ func Register(s *httpapi.Server, svc *afrrreport.Service) {
 			"empty or longer than 90 days or a limit outside 1 to 1000; 404 when the asset is unknown, deleted or of another organisation.",
 		Errors: errors,
 	}, httpapi.Scopes(auth.ReportRead), func(ctx context.Context, in *listInput) (*obligationOutput, error) {
-		rows, total, pg, err := svc.Obligations(ctx, httpapi.Principal(ctx), in.AssetID, in.window(), in.page())
+		rows, total, pg, err := svc.Obligations(ctx, httpapi.Principal(ctx), in.AssetID, in.window(), in.Page())
 		if err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ import (
 	"atcp/internal/markets/bids"
 	"atcp/internal/reporting"
 	"atcp/internal/reporting/fcrreport"
+	"atcp/internal/reporting/reportinghttp"
 )
 
 // AssetPath names the asset of a report.
@@ -34,12 +35,6 @@ func (q WindowQuery) window() reporting.Window {
 	return reporting.Window{Start: q.StartTime, End: q.EndTime}
 }
 
-// PageQuery is limit/offset paging.
-type PageQuery struct {
-	Limit  int `query:"limit" doc:"Items per page, 1 to 1000. Default 100."`
-	Offset int `query:"offset" doc:"Items to skip. Default 0."`
-}
-
 // GranularityQuery is a period report's granularity.
 type GranularityQuery struct {
 	Granularity string `query:"granularity" enum:"fifteen_minutes,hourly,daily" doc:"Period length: fifteen_minutes (UTC quarter-hours), hourly or daily (Europe/Berlin hours and days). Default hourly; the activation report without it is one histogram over the window."`
@@ -48,7 +43,7 @@ type GranularityQuery struct {
 type reservationsInput struct {
 	AssetPath
 	WindowQuery
-	PageQuery
+	reportinghttp.PageQuery
 }
 
 type measuredInput struct {
@@ -56,24 +51,6 @@ type measuredInput struct {
 	WindowQuery
 	GranularityQuery
 }
-
-func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-func optNum(v *float64) string {
-	if v == nil {
-		return ""
-	}
-	return num(*v)
-}
-
-func opt(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func instant(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 func money(p *bids.Price) *string {
 	if p == nil {
@@ -116,8 +93,8 @@ func (ReservationList) CSVHeader() []string {
 func (l ReservationList) CSVRows() [][]string {
 	out := make([][]string, len(l.Reservations))
 	for i, r := range l.Reservations {
-		out[i] = []string{r.BidID, instant(r.BlockStart), instant(r.BlockEnd), num(r.AwardedMW), opt(r.SettlementPrice), opt(r.CapacityPayment),
-			num(r.CoveredByPoolMW), num(r.UncoveredMW), num(r.CoveredForOthersMW), r.Status}
+		out[i] = []string{r.BidID, httpapi.CSVInstant(r.BlockStart), httpapi.CSVInstant(r.BlockEnd), httpapi.CSVNumber(r.AwardedMW), httpapi.CSVOptional(r.SettlementPrice), httpapi.CSVOptional(r.CapacityPayment),
+			httpapi.CSVNumber(r.CoveredByPoolMW), httpapi.CSVNumber(r.UncoveredMW), httpapi.CSVNumber(r.CoveredForOthersMW), r.Status}
 	}
 	return out
 }
@@ -177,8 +154,8 @@ func (DeliveryReport) CSVHeader() []string {
 func (r DeliveryReport) CSVRows() [][]string {
 	out := make([][]string, len(r.Periods))
 	for i, p := range r.Periods {
-		out[i] = []string{instant(p.PeriodStart), instant(p.PeriodEnd), strconv.Itoa(p.Seconds), strconv.Itoa(p.ReservedSeconds), optNum(p.ReservedMeanMW),
-			num(p.RequiredPosMWh), num(p.RequiredNegMWh), num(p.DeliveredPosMWh), num(p.DeliveredNegMWh), optNum(p.FillRatePct),
+		out[i] = []string{httpapi.CSVInstant(p.PeriodStart), httpapi.CSVInstant(p.PeriodEnd), strconv.Itoa(p.Seconds), strconv.Itoa(p.ReservedSeconds), httpapi.CSVOptionalNumber(p.ReservedMeanMW),
+			httpapi.CSVNumber(p.RequiredPosMWh), httpapi.CSVNumber(p.RequiredNegMWh), httpapi.CSVNumber(p.DeliveredPosMWh), httpapi.CSVNumber(p.DeliveredNegMWh), httpapi.CSVOptionalNumber(p.FillRatePct),
 			strconv.Itoa(p.SecondsOutsideTolerance), strconv.Itoa(p.SecondsOutsideSoCBand), strconv.Itoa(p.SecondsWithoutTelemetry)}
 	}
 	return out
@@ -233,9 +210,9 @@ func (r ActivationReport) CSVRows() [][]string {
 	}
 	for _, p := range r.Periods {
 		for _, b := range p.Bands {
-			out = append(out, []string{instant(p.PeriodStart), instant(p.PeriodEnd), strconv.Itoa(p.Seconds), strconv.Itoa(p.FrequencySeconds),
+			out = append(out, []string{httpapi.CSVInstant(p.PeriodStart), httpapi.CSVInstant(p.PeriodEnd), strconv.Itoa(p.Seconds), strconv.Itoa(p.FrequencySeconds),
 				b.Band, optInt(b.MinDeviationMHz), optInt(b.MaxDeviationMHz), strconv.Itoa(b.Seconds), strconv.Itoa(b.ReservedSeconds),
-				optNum(b.MeanRequiredMW), optNum(b.MeanDeliveredMW), num(b.RequiredMWh), num(b.DeliveredMWh)})
+				httpapi.CSVOptionalNumber(b.MeanRequiredMW), httpapi.CSVOptionalNumber(b.MeanDeliveredMW), httpapi.CSVNumber(b.RequiredMWh), httpapi.CSVNumber(b.DeliveredMWh)})
 		}
 	}
 	return out
@@ -269,9 +246,9 @@ func (AvailabilityReport) CSVHeader() []string {
 func (r AvailabilityReport) CSVRows() [][]string {
 	out := make([][]string, len(r.Periods))
 	for i, p := range r.Periods {
-		out[i] = []string{instant(p.PeriodStart), instant(p.PeriodEnd), strconv.Itoa(p.Seconds), strconv.Itoa(p.SecondsAvailable),
+		out[i] = []string{httpapi.CSVInstant(p.PeriodStart), httpapi.CSVInstant(p.PeriodEnd), strconv.Itoa(p.Seconds), strconv.Itoa(p.SecondsAvailable),
 			strconv.Itoa(p.SecondsLimited), strconv.Itoa(p.SecondsUnavailable), strconv.Itoa(p.SecondsStatusZero),
-			strconv.Itoa(p.SecondsNoTelemetry), num(p.AvailabilityPct)}
+			strconv.Itoa(p.SecondsNoTelemetry), httpapi.CSVNumber(p.AvailabilityPct)}
 	}
 	return out
 }
@@ -301,7 +278,7 @@ func Register(s *httpapi.Server, svc *fcrreport.Service) {
 		Errors: errors,
 	}, access, func(ctx context.Context, in *reservationsInput) (*reservationsOutput, error) {
 		r, err := svc.Reservations(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.window(),
-			reporting.Page{Limit: in.Limit, Offset: in.Offset})
+			in.Page())
 		if err != nil {
 			return nil, err
 		}

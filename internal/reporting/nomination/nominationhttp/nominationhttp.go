@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"atcp/internal/assets"
+	"atcp/internal/httpapi"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/reporting/nomination"
 )
@@ -123,16 +124,10 @@ func (l RevisionList) CSVHeader() []string {
 }
 
 func (l RevisionList) CSVRows() [][]string {
-	instant := func(t *time.Time) string {
-		if t == nil {
-			return ""
-		}
-		return t.UTC().Format(time.RFC3339)
-	}
 	out := make([][]string, len(l.Revisions))
 	for i, r := range l.Revisions {
 		out[i] = []string{r.TSO, strconv.Itoa(r.Revision), r.DataExchangeReference, r.Reason, r.Status, r.Detail,
-			strconv.Itoa(r.PeriodCount), strconv.FormatBool(r.Visible), instant(&r.CreatedAt), instant(r.SentAt), instant(r.AnsweredAt)}
+			strconv.Itoa(r.PeriodCount), strconv.FormatBool(r.Visible), httpapi.CSVInstant(r.CreatedAt), httpapi.CSVOptionalInstant(r.SentAt), httpapi.CSVOptionalInstant(r.AnsweredAt)}
 	}
 	return out
 }
