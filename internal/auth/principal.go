@@ -19,7 +19,25 @@ type Principal struct {
 	// for integrations, the sign-in (grant) for people; revoking it ends
 	// the token. Empty on tokens issued before the claim existed.
 	Credential string
+	// Task is set only for an onboarding magic-link session (document 1,
+	// Authentication rule 9): a contact acting as one task role on one
+	// onboarding, with no scopes. Such a caller reaches only the task
+	// endpoints of that onboarding.
+	Task *TaskGrant
 }
+
+// TaskGrant is what a magic-link session may act as: one role of one
+// contact on one onboarding, for as long as session SessionID is open.
+type TaskGrant struct {
+	OnboardingID string
+	ContactID    string
+	Role         string // a task role of document 1: asset_owner, epc, ems_provider, tso, ...
+	SessionID    string
+}
+
+// IsTaskSession reports whether the caller is an onboarding magic-link
+// session rather than a user or an integration.
+func (p *Principal) IsTaskSession() bool { return p.Task != nil }
 
 // IsPlatformAdmin reports whether the caller may see and act on every
 // organisation.
