@@ -276,6 +276,12 @@ func (s *Service) Update(ctx context.Context, v auth.Visibility, assetID string,
 	return a, nil
 }
 
+// Forget drops the cached copy of an asset. An area that updates an asset
+// inside its own transaction (onboarding moving the operational status)
+// calls it once that transaction has ended: Update's own invalidation ran
+// before the commit, and a read in between may have cached the old row.
+func (s *Service) Forget(assetID string) { s.cache.invalidate(assetID) }
+
 // Delete decommissions a visible asset: it disappears from every read and
 // its id stays reserved. A live asset is refused (409 asset_live: set it
 // to maintenance or offboarded first), and so is one a deletion guard

@@ -25,7 +25,8 @@ type Store interface {
 	// Update reads the visible asset and locks it until the transaction
 	// ends, passes it to change and, when change reports a change, stores
 	// what it returns, so that concurrent partial updates apply one after
-	// the other and none is lost. It returns the asset as stored. An
+	// the other and none is lost. Inside a store transaction (ctx carries
+	// it) it joins that transaction. It returns the asset as stored. An
 	// unknown optimizer_org_id is errs.Invalid naming that field.
 	Update(ctx context.Context, v auth.Visibility, id string, change func(current Asset) (next Asset, changed bool, err error)) (Asset, error)
 	// Delete reads the visible asset and locks it, calls check with it

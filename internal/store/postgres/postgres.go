@@ -151,6 +151,17 @@ func (db *DB) tx(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) er
 	})
 }
 
+// join runs fn in the transaction ctx carries, or in a new one: a store
+// method another area calls inside its own transaction (onboarding moving
+// an asset's operational status inside Mutate) joins it, so that both
+// commit or roll back together.
+func (db *DB) join(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) error {
+	if tx := db.inTx(ctx); tx != nil {
+		return fn(ctx, tx)
+	}
+	return db.tx(ctx, fn)
+}
+
 // EnsureSigningKey implements auth.KeyStore. Starters that find the table
 // empty together all insert into slot 'primary': its unique constraint
 // keeps one key.

@@ -168,7 +168,7 @@ func (s *assetStore) Create(ctx context.Context, a assets.Asset) (_ assets.Asset
 func (s *assetStore) Update(ctx context.Context, v auth.Visibility, id string, change func(assets.Asset) (assets.Asset, bool, error)) (_ assets.Asset, err error) {
 	defer sqlutil.Wrap(&err, "assets: update")
 	var out assets.Asset
-	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.db.join(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		cur, err := currentAsset(ctx, tx, v, id)
 		if err != nil {
 			return err

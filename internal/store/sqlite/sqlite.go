@@ -235,6 +235,17 @@ func (db *DB) tx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) e
 	return tx.Commit()
 }
 
+// join runs fn in the write transaction ctx carries, or in a new one: a
+// store method another area calls inside its own transaction (onboarding
+// moving an asset's operational status inside Mutate) joins it, so that
+// both commit or roll back together.
+func (db *DB) join(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if tx := db.inTx(ctx); tx != nil {
+		return fn(ctx, tx)
+	}
+	return db.tx(ctx, fn)
+}
+
 // EnsureSigningKey implements auth.KeyStore. The single write connection
 // serialises starters: the check and the insert are one transaction.
 func (db *DB) EnsureSigningKey(ctx context.Context, c auth.SigningKey) (err error) {
