@@ -45,6 +45,8 @@ import (
 	"atcp/internal/markets/fcr/fcrhttp"
 	"atcp/internal/markets/replay"
 	"atcp/internal/markets/simulation"
+	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/pools"
 	"atcp/internal/pools/poolshttp"
 	"atcp/internal/portfolio"
@@ -96,6 +98,9 @@ type App struct {
 	State        *assetstate.Service
 	Alarms       *alarms.Service
 	Pools        *pools.Service
+	// Onboarding runs the onboarding workflows; the onboarding groups
+	// register their requirement checks and hooks on it.
+	Onboarding *onboarding.Service
 	// Faults assembles fault evidence, drafts fault messages, declares
 	// faults and reads incidents; incidents opens the incidents of paging
 	// alarms on production-critical assets.
@@ -186,6 +191,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Backup = afrr.NewBackupService(a.Store.BackupMarket(), a.Assets, a.Clock)
 	a.Restrictions = restrictions.NewService(a.Store.Restrictions(), a.Assets, a.Clock)
 	a.Contacts = contacts.NewService(a.Store.Contacts(), a.Assets, a.Clock)
+	a.Onboarding = onboarding.NewService(a.Store.Onboardings(), a.Assets, a.Clock)
 	a.Portfolio = portfolio.NewService(a.Store.CoverSteps(), a.Assets, a.Clock)
 	a.AFRRReports = afrrreport.NewService(a.Store.AFRRDispatchEvents(), a.Assets, a.Store.Bids(), a.Clock)
 
@@ -274,6 +280,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	portfoliohttp.Register(a.Server, a.Portfolio, a.Pools)
 	afrrreporthttp.Register(a.Server, a.AFRRReports)
 	poolshttp.Register(a.Server, a.Pools)
+	onboardinghttp.Register(a.Server, a.Onboarding, a.Assets, a.Clock)
 	settlementhttp.Register(a.Server, settlement.NewService(settlement.Deps{Store: a.Store.Settlements(), Assets: a.Assets,
 		Organizations: a.Store.Directory(), Clock: a.Clock, Rule: settlement.NewRule(cfg.SettlementFinalLag)}))
 	a.registerNominations()

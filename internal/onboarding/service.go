@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -756,21 +757,32 @@ func checkNote(action Action, note string) error {
 	return v.Err()
 }
 
-// checkRequirements runs the registered checks of the flags def sets and,
-// for the go-live gate, requires every other gate passed or waived: 422
-// gate_requirements_unmet listing each.
+// checkRequirements refuses a submit (or the go-live pass) while
+// something of Unmet is unmet: 422 gate_requirements_unmet listing each.
 func (s *Service) checkRequirements(ctx context.Context, ob Onboarding, g Gate, def GateDefinition) error {
+	unmet, err := s.Unmet(ctx, ob, g, def)
+	if err != nil || len(unmet) == 0 {
+		return err
+	}
+	e := errs.E(errs.Invalid, CodeGateRequirementsUnmet, "gate %s has %d unmet requirements", def.DefinitionID, len(unmet))
+	for _, u := range unmet {
+		e.Fields = append(e.Fields, errs.FieldError{Location: u.Location, Message: u.Detail})
+	}
+	return e
+}
+
+// Unmet runs the registered checks of the requirement flags def sets and,
+// for the go-live gate, requires every other gate passed or waived; it
+// lists what is unmet (the gate reads show it as requirements_unmet).
+func (s *Service) Unmet(ctx context.Context, ob Onboarding, g Gate, def GateDefinition) ([]Unmet, error) {
 	flags := map[string]bool{
 		RequireFields: def.Requirements.Fields, RequireDocuments: def.Requirements.Documents, RequireDPL: def.Requirements.DPLComplete,
 		RequireCommunicationTest: def.Requirements.CommunicationTest, RequirePrequalification: def.Requirements.Prequalification,
 	}
 	s.mu.RLock()
-	checks := map[string]RequirementCheck{}
-	for k, c := range s.requirements {
-		checks[k] = c
-	}
+	checks := maps.Clone(s.requirements)
 	s.mu.RUnlock()
-	var unmet []Unmet
+	unmet := []Unmet{}
 	for _, kind := range RequirementKinds {
 		check := checks[kind]
 		if !flags[kind] || check == nil {
@@ -778,7 +790,7 @@ func (s *Service) checkRequirements(ctx context.Context, ob Onboarding, g Gate, 
 		}
 		u, err := check(ctx, ob, g, def)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		unmet = append(unmet, u...)
 	}
@@ -789,14 +801,7 @@ func (s *Service) checkRequirements(ctx context.Context, ob Onboarding, g Gate, 
 			}
 		}
 	}
-	if len(unmet) == 0 {
-		return nil
-	}
-	e := errs.E(errs.Invalid, CodeGateRequirementsUnmet, "gate %s has %d unmet requirements", def.DefinitionID, len(unmet))
-	for _, u := range unmet {
-		e.Fields = append(e.Fields, errs.FieldError{Location: u.Location, Message: u.Detail})
-	}
-	return e
+	return unmet, nil
 }
 
 // passed applies the on-pass effects of g (passed or waived): the hooks,
