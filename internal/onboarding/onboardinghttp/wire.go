@@ -251,10 +251,12 @@ func toEntry(e onboarding.AuditEntry) AuditEntry {
 	}
 	return AuditEntry{
 		EntryID: e.ID, OnboardingID: e.OnboardingID, At: e.At,
-		Actor: AuditActor{Kind: e.Actor.Kind, ID: opt(e.Actor.ID), Name: e.Actor.Name, Role: opt(string(e.Actor.Role)), PreviewAs: opt(string(e.Actor.PreviewAs))},
+		Actor:  AuditActor{Kind: e.Actor.Kind, ID: opt(e.Actor.ID), Name: e.Actor.Name, Role: opt(string(e.Actor.Role)), PreviewAs: opt(string(e.Actor.PreviewAs))},
 		Action: e.Action, Target: AuditTarget{Type: e.Target.Type, ID: e.Target.ID}, Changes: changes, RequestID: opt(e.RequestID),
 	}
 }
 
 // TransformSchema lets the nullable enum admit its null.
-func (OnPass) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema { return httpapi.NullInEnums(s) }
+func (OnPass) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return httpapi.NullInEnums(s)
+}
