@@ -111,6 +111,10 @@ const (
 	// The fixtures' organisation has this pool of A and B; its operations
 	// are valid for the member, whose organisation is the default.
 	fuzzPool = "fuzz-pool"
+	// Onboarding: O1's workflow has its RfI gate waived, its DPL gate
+	// submitted and its installation gate blocked; O3's is new; O2 has
+	// none (it is created).
+	fuzzAssetO1, fuzzAssetO2, fuzzAssetO3 = "fuzz-o1", "fuzz-o2", "fuzz-o3"
 )
 
 // fuzzNow is the platform time throughout: the clock runs a million times
@@ -167,9 +171,12 @@ type fuzzServer struct {
 	// ids made by the fixtures
 	fcrBid, capacityBid, energyBid, backupOverride, request, fault string
 	contact                                                        int64
-	integrations, secrets                                          [2]string
-	admin, member                                                  string
-	tokensAt                                                       time.Time
+	// onboardingGates maps the last path segment of a gate transition
+	// to the [onboarding_id, gate_id] it is valid on; "" is the default.
+	onboardingGates       map[string][2]string
+	integrations, secrets [2]string
+	admin, member         string
+	tokensAt              time.Time
 }
 
 // startFuzzServer builds the server on dbURL, creates the fixtures through
@@ -402,6 +409,15 @@ func (s *fuzzServer) pathValue(path, name string, n uint8) (string, bool) {
 		return s.fault, true
 	case "pool_id":
 		return fuzzPool, true
+	case "onboarding_id", "gate_id":
+		ids, ok := s.onboardingGates[path[strings.LastIndex(path, "/")+1:]]
+		if !ok {
+			ids = s.onboardingGates[""]
+		}
+		if name == "onboarding_id" {
+			return ids[0], true
+		}
+		return ids[1], true
 	case "organization_id":
 		return fuzzOrg, true
 	case "tso":
@@ -722,6 +738,32 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 	}
 	s.must(tb, "POST", a+"/contacts", admin, `{"name":"Leitwarte","email":"leitwarte@fuzz.example","is_emergency":true}`, &contact)
 	s.contact = contact.ContactID
+	workflows := map[string][2]string{}
+	for _, id := range []string{fuzzAssetO1, fuzzAssetO2, fuzzAssetO3} {
+		s.must(tb, "POST", "/v1/assets", admin, fmt.Sprintf(`{"asset_id":%q,"asset_name":"Fuzz %s","asset_type":"standalone",
+			"location":"Kiel","organisation_id":"fuzz","asset_integration_type":"full_control"}`, id, id), nil)
+		if id == fuzzAssetO2 {
+			continue
+		}
+		var workflow struct {
+			OnboardingID string `json:"onboarding_id"`
+			Gates        []struct {
+				ID string `json:"id"`
+			} `json:"gates"`
+		}
+		s.must(tb, "POST", "/v1/onboardings", admin, `{"asset_id":"`+id+`"}`, &workflow)
+		gate := func(i int) [2]string { return [2]string{workflow.OnboardingID, workflow.Gates[i].ID} }
+		if id == fuzzAssetO3 {
+			workflows[""] = gate(0)
+			continue
+		}
+		g := "/v1/onboardings/" + workflow.OnboardingID + "/gates/"
+		s.must(tb, "POST", g+workflow.Gates[0].ID+"/waive", admin, `{"note":"fixture"}`, nil)
+		s.must(tb, "POST", g+workflow.Gates[1].ID+"/submit", admin, "", nil)
+		s.must(tb, "POST", g+workflow.Gates[2].ID+"/block", admin, `{"reason":"fixture"}`, nil)
+		workflows["reopen"], workflows["pass"], workflows["request-changes"], workflows["unblock"] = gate(0), gate(1), gate(1), gate(2)
+	}
+	s.onboardingGates = workflows
 	s.must(tb, "POST", "/v1/pools?organization_id="+fuzzOrg, admin, `{"pool_id":"`+fuzzPool+`","list_asset_ids":["`+fuzzAssetA+`","`+fuzzAssetB+`"]}`, nil)
 
 	// Integration 0 has two secrets (the most it may have), so that one
@@ -847,6 +889,19 @@ var fuzzExamples = map[string]struct {
 	"disable-immediate-dispatch": {0, ""},
 	"put-scheduled-dispatch": {0, `{"schedules":[{"delivery_time":"2026-02-01T08:00:00Z","bess_power_mw":3},
 		{"delivery_time":"2026-02-01T08:15:00Z","bess_power_mw":-2,"control_mode":"bess_only"}]}`},
+
+	"create-onboarding": {0, `{"asset_id":"fuzz-o2","template_id":"fc_v1","started_on":"2026-02-01","target_hc_date":"2026-06-30",
+		"notes":"n","gate_overrides":{"fc_rfi":{"deadline":"2026-03-01"},"fc_dpl":{"waived":true,"note":"done before"}}}`},
+	"update-onboarding":               {0, `{"target_hc_date":"2026-07-01","notes":"later"}`},
+	"cancel-onboarding":               {0, `{"reason":"sold"}`},
+	"update-onboarding-gate":          {0, `{"deadline":"2026-03-02"}`},
+	"submit-onboarding-gate":          {0, `{"note":"complete"}`},
+	"request-onboarding-gate-changes": {0, `{"note":"add the phone"}`},
+	"pass-onboarding-gate":            {0, `{"note":"fine"}`},
+	"waive-onboarding-gate":           {0, `{"note":"not needed"}`},
+	"block-onboarding-gate":           {0, `{"reason":"waiting for the DSO"}`},
+	"unblock-onboarding-gate":         {0, ""},
+	"reopen-onboarding-gate":          {0, `{"note":"again"}`},
 
 	"create-pool":  {variantMember, `{"pool_id":"fuzz-new","list_asset_ids":["fuzz-c"],"allow_internal_collateralisation":true}`},
 	"replace-pool": {variantMember, `{"list_asset_ids":["fuzz-b","fuzz-c"],"allow_internal_collateralisation":true}`},

@@ -3,6 +3,7 @@ package onboarding
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"atcp/internal/auth"
 	"atcp/internal/errs"
@@ -45,7 +46,8 @@ func ActorFrom(p *auth.Principal, previewRole string) (Actor, error) {
 	case p.Task != nil:
 		role, err := ParseTaskRole(p.Task.Role)
 		if err != nil {
-			return Actor{}, errs.Forbiddenf(CodePlatformOnly, "the session's role is not a task role")
+			// The session's token is atcp's own: a bad role is a bug.
+			return Actor{}, fmt.Errorf("onboarding: session %s: %w", p.Task.SessionID, err)
 		}
 		grant := *p.Task
 		a.Kind, a.ID, a.Role, a.Task = ActorContact, p.Task.ContactID, role, &grant

@@ -371,7 +371,7 @@ func (s *Service) newOnboarding(a assets.Asset, r CreateRequest, now time.Time, 
 			v.Add("template_id", fmt.Sprintf("is for %s assets; asset %q is %s", t.IntegrationType, a.ID, *a.IntegrationType), r.TemplateID)
 		}
 	}
-	started := today(now)
+	started := calendar.DayOf(now) // Europe/Berlin
 	if r.StartedOn != nil {
 		started = *r.StartedOn
 	}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"atcp/internal/auth"
-	"atcp/internal/markets/calendar"
 )
 
 // ListFilter narrows GET /v1/onboardings.
@@ -60,6 +59,3 @@ type Store interface {
 	// and their total before paging.
 	Audit(ctx context.Context, v auth.Visibility, onboardingID string, f AuditFilter) ([]AuditEntry, int, error)
 }
-
-// today is the Berlin calendar day of now.
-func today(now time.Time) calendar.Day { return calendar.DayOf(now) }
