@@ -400,3 +400,50 @@ func TestActorFrom(t *testing.T) {
 		t.Error("user access")
 	}
 }
+
+// TestTaskSessionActs: a magic-link session submits only the gates its
+// role owns on its own onboarding; everything else is not found.
+func TestTaskSessionActs(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, testkit.Start)
+	ob := flow(t, f)
+	other, err := f.svc.Create(ctx, platform, onboarding.CreateRequest{AssetID: "mon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := func(obID, role string) onboarding.Actor {
+		a, err := onboarding.ActorFrom(&auth.Principal{Subject: "onbc:c-1", OrganizationID: "acme",
+			Task: &auth.TaskGrant{OnboardingID: obID, ContactID: "c-1", Role: role, SessionID: "s-1"}}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	rfi := gate(t, f, ob, onboarding.KindRfI)
+	if _, err := f.svc.Act(ctx, session(other.ID, "asset_owner"), ob.ID, rfi.ID, onboarding.ActionSubmit, ""); code(err) != "onboarding_not_found" {
+		t.Fatalf("another onboarding's session: %v", err)
+	}
+	if _, err := f.svc.Act(ctx, session(ob.ID, "epc"), ob.ID, rfi.ID, onboarding.ActionSubmit, ""); code(err) != "gate_not_found" {
+		t.Fatalf("a contributor submits: %v", err)
+	}
+	owner := session(ob.ID, "asset_owner")
+	for _, a := range []onboarding.Action{onboarding.ActionBlock, onboarding.ActionWaive, onboarding.ActionPass} {
+		if _, err := f.svc.Act(ctx, owner, ob.ID, rfi.ID, a, "x"); code(err) != "gate_not_found" {
+			t.Fatalf("session %s: %v", a, err)
+		}
+	}
+	if _, err := f.svc.Cancel(ctx, owner, ob.ID, "x"); code(err) != "platform_only" {
+		t.Fatalf("session cancel: %v", err)
+	}
+	if list, total, err := f.svc.List(ctx, owner, onboarding.ListQuery{ListFilter: onboarding.ListFilter{Limit: 10}}); err != nil || total != 0 || len(list) != 0 {
+		t.Fatalf("session list: %v %d %v", list, total, err)
+	}
+	g, err := f.svc.Act(ctx, owner, ob.ID, rfi.ID, onboarding.ActionSubmit, "")
+	if err != nil || g.Status != onboarding.GateSubmitted || g.SubmittedBy != "c-1" {
+		t.Fatalf("owner submits: %+v, %v", g, err)
+	}
+	entries, _, _ := f.svc.AuditTrail(ctx, platform, ob.ID, onboarding.AuditFilter{ActionPrefix: "gate.", Limit: 1})
+	if len(entries) != 1 || entries[0].Actor.Kind != onboarding.ActorContact || entries[0].Actor.Role != onboarding.RoleAssetOwner {
+		t.Fatalf("audit %+v", entries)
+	}
+}
