@@ -126,8 +126,7 @@ func (s *Service) now() time.Time { return s.clk.Now().UTC().Truncate(time.Micro
 // cannot see it, 409 onboarding_closed when it is completed or cancelled.
 // Every change of an onboarding goes through it; fn writes its audit
 // entries with Audit using the ctx it receives.
-func (s *Service) Mutate(ctx context.Context, actor Actor, onboardingID string, fn func(ctx context.Context, ob Onboarding) error) error {
-	id := onboardingID
+func (s *Service) Mutate(ctx context.Context, actor Actor, id string, fn func(ctx context.Context, ob Onboarding) error) error {
 	if !ValidID(id) {
 		return notFound(id)
 	}
@@ -150,6 +149,8 @@ func (s *Service) Mutate(ctx context.Context, actor Actor, onboardingID string, 
 	return err
 }
 
+// touchedKey carries the ids of the assets a transaction changed
+// (moveAsset), to be forgotten by the asset cache once it has ended.
 type touchedKey struct{}
 
 // Audit appends an entry about ob by actor to the trail, in the
