@@ -126,14 +126,15 @@ func (ob Onboarding) NextDeadline() *calendar.Day {
 
 // AuditEntry is one line of a workflow's append-only audit trail.
 type AuditEntry struct {
-	ID           string // entry_id, a UUID
-	OnboardingID string
-	At           time.Time // platform clock
-	Actor        Actor
-	Action       string // such as gate.passed, onboarding.created
-	Target       Target
-	Changes      map[string][2]any // member: [old, new]
-	RequestID    string
+	ID             string // entry_id, a UUID
+	OrganizationID string // the onboarding's
+	OnboardingID   string
+	At             time.Time // platform clock
+	Actor          Actor
+	Action         string // such as gate.passed, onboarding.created
+	Target         Target
+	Changes        map[string][2]any // member: [old, new]
+	RequestID      string
 }
 
 // Target is what an audit entry is about.

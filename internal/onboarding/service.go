@@ -163,8 +163,8 @@ func (s *Service) Audit(ctx context.Context, actor Actor, ob Onboarding, action 
 	if changes == nil {
 		changes = map[string][2]any{}
 	}
-	return s.store.AppendAudit(ctx, ob.OrganizationID, AuditEntry{
-		ID: id.String(), OnboardingID: ob.ID, At: s.now(), Actor: actor, Action: action, Target: target,
+	return s.store.AppendAudit(ctx, AuditEntry{
+		ID: id.String(), OrganizationID: ob.OrganizationID, OnboardingID: ob.ID, At: s.now(), Actor: actor, Action: action, Target: target,
 		Changes: changes, RequestID: RequestID(ctx),
 	})
 }

@@ -53,8 +53,9 @@ type Store interface {
 	Update(ctx context.Context, ob Onboarding) error
 	// UpdateGate stores a gate's members; call it inside Mutate.
 	UpdateGate(ctx context.Context, organizationID string, g Gate) error
-	// AppendAudit appends an entry; it joins the transaction in ctx.
-	AppendAudit(ctx context.Context, organizationID string, e AuditEntry) error
+	// AppendAudit appends an entry (keyed by its OrganizationID); it joins
+	// the transaction in ctx.
+	AppendAudit(ctx context.Context, e AuditEntry) error
 	// Audit returns a visible workflow's entries matching f, newest first,
 	// and their total before paging.
 	Audit(ctx context.Context, v auth.Visibility, onboardingID string, f AuditFilter) ([]AuditEntry, int, error)

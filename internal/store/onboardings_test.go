@@ -173,6 +173,7 @@ func TestOnboardingStore(t *testing.T) {
 		// The audit trail, newest first, filtered.
 		entries, total, err := svc.AuditTrail(ctx, obAcme, ob.ID, onboarding.AuditFilter{ActionPrefix: "gate.", Limit: 3})
 		if err != nil || total != 9 || len(entries) != 3 || entries[0].Action != "gate.submitted" || entries[0].Target.ID != live.ID ||
+			entries[0].OrganizationID != "acme" || entries[0].OnboardingID != ob.ID ||
 			entries[0].Actor.Name != "Paula Platform" || entries[0].Actor.Role != onboarding.RolePlatformOnboarding ||
 			entries[0].Changes["status"] != [2]any{"pending", "submitted"} {
 			t.Fatalf("audit: %d %+v %v", total, entries, err)

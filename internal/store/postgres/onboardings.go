@@ -186,14 +186,14 @@ func (s onboardingStore) UpdateGate(ctx context.Context, organizationID string, 
 	return err
 }
 
-func (s onboardingStore) AppendAudit(ctx context.Context, organizationID string, e onboarding.AuditEntry) (err error) {
+func (s onboardingStore) AppendAudit(ctx context.Context, e onboarding.AuditEntry) (err error) {
 	defer sqlutil.Wrap(&err, "onboardings: append audit")
 	vals, err := sqlutil.AuditValues(e, sqlutil.PostgresInstants)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.conn(ctx).Exec(ctx, `INSERT INTO onboarding_audit (organization_id, `+sqlutil.AuditList+`) VALUES ($1, `+
-		sqlutil.Placeholders(len(sqlutil.AuditColumns), 2, dollar)+`)`, append([]any{organizationID}, vals...)...)
+	_, err = s.db.conn(ctx).Exec(ctx, `INSERT INTO onboarding_audit (`+sqlutil.AuditList+`) VALUES (`+
+		sqlutil.Placeholders(len(sqlutil.AuditColumns), 1, dollar)+`)`, vals...)
 	return err
 }
 

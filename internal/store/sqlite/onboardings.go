@@ -204,14 +204,14 @@ func (s onboardingStore) UpdateGate(ctx context.Context, organizationID string, 
 	return nil
 }
 
-func (s onboardingStore) AppendAudit(ctx context.Context, organizationID string, e onboarding.AuditEntry) (err error) {
+func (s onboardingStore) AppendAudit(ctx context.Context, e onboarding.AuditEntry) (err error) {
 	defer sqlutil.Wrap(&err, "onboardings: append audit")
 	vals, err := sqlutil.AuditValues(e, sqlutil.SQLiteInstants)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.write(ctx).ExecContext(ctx, `INSERT INTO onboarding_audit (organization_id, `+sqlutil.AuditList+`) VALUES (?, `+
-		sqlutil.Placeholders(len(sqlutil.AuditColumns), 2, question)+`)`, append([]any{organizationID}, vals...)...)
+	_, err = s.db.write(ctx).ExecContext(ctx, `INSERT INTO onboarding_audit (`+sqlutil.AuditList+`) VALUES (`+
+		sqlutil.Placeholders(len(sqlutil.AuditColumns), 1, question)+`)`, vals...)
 	return err
 }
 

@@ -122,10 +122,10 @@ func GateScan(in Instants) ([]any, func() (onboarding.Gate, error)) {
 	}
 }
 
-// AuditColumns are the onboarding_audit columns (after organization_id)
-// in the order of AuditValues and AuditScan.
+// AuditColumns are the onboarding_audit columns in the order of
+// AuditValues and AuditScan.
 var AuditColumns = []string{
-	"entry_id", "onboarding_id", "at", "actor_kind", "actor_json", "action", "target_type", "target_id", "changes_json", "request_id",
+	"organization_id", "entry_id", "onboarding_id", "at", "actor_kind", "actor_json", "action", "target_type", "target_id", "changes_json", "request_id",
 }
 
 // AuditList is AuditColumns comma-separated.
@@ -150,7 +150,7 @@ func AuditValues(e onboarding.AuditEntry, in Instants) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audit changes: %w", err)
 	}
-	return []any{e.ID, e.OnboardingID, in.Encode(&e.At), e.Actor.Kind, string(actor), e.Action, e.Target.Type, e.Target.ID,
+	return []any{e.OrganizationID, e.ID, e.OnboardingID, in.Encode(&e.At), e.Actor.Kind, string(actor), e.Action, e.Target.Type, e.Target.ID,
 		string(changes), e.RequestID}, nil
 }
 
@@ -160,7 +160,7 @@ func AuditScan(in Instants) ([]any, func() (onboarding.AuditEntry, error)) {
 	var e onboarding.AuditEntry
 	var kind, actor, changes string
 	at, getAt := in.Scan()
-	dest := []any{&e.ID, &e.OnboardingID, at, &kind, &actor, &e.Action, &e.Target.Type, &e.Target.ID, &changes, &e.RequestID}
+	dest := []any{&e.OrganizationID, &e.ID, &e.OnboardingID, at, &kind, &actor, &e.Action, &e.Target.Type, &e.Target.ID, &changes, &e.RequestID}
 	return dest, func() (onboarding.AuditEntry, error) {
 		var a auditActor
 		if err := json.Unmarshal([]byte(actor), &a); err != nil {
