@@ -75,6 +75,7 @@ type Service struct {
 	onPass       []OnPassHook
 	onCancel     []OnCancelHook
 	notifier     Notifier
+	contactRoles ContactRoles
 }
 
 // NewService returns the onboarding service on store.
