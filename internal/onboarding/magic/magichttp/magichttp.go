@@ -115,7 +115,7 @@ func Register(s *httpapi.Server, svc *magic.Service, security clock.Clock) {
 	httpapi.Register(s, huma.Operation{
 		OperationID: "refresh-onboarding-magic-session", Method: http.MethodPost, Path: "/v1/onboarding-magic/refresh", Tags: tags,
 		RequestBody: httpapi.RequestExample(exampleRefreshRequest), Responses: httpapi.ResponseExample(http.StatusOK, exampleRefresh),
-		Summary:     "Refresh a magic-link session",
+		Summary: "Refresh a magic-link session",
 		Description: "No bearer token. Rotates the refresh token: the one presented stops working. " +
 			"409 session_ended when the session is unknown, expired, logged out or ended (its link revoked, its contact or role removed, " +
 			"its workflow cancelled), or when the refresh token is not the session's current one: a rotated token presented again " +
