@@ -77,7 +77,6 @@ type Service struct {
 	clk      clock.Clock // platform: records
 	security clock.Clock // lifetimes and tokens
 	auditor  Auditor
-	check    *SessionCheck
 }
 
 // NewService returns the service. targets is required: without it no
@@ -86,8 +85,7 @@ func NewService(store Store, targets LinkTargets, tokens *auth.Tokens, platform,
 	if store == nil || targets == nil || tokens == nil || platform == nil || security == nil {
 		panic("magic: NewService needs a store, the link targets, the token service and both clocks")
 	}
-	return &Service{store: store, targets: targets, tokens: tokens, clk: platform, security: security,
-		check: NewSessionCheck(store, security)}
+	return &Service{store: store, targets: targets, tokens: tokens, clk: platform, security: security}
 }
 
 // SetAuditor records the audit events through a (nil: none).
@@ -384,6 +382,8 @@ func sessionLanguage(l Link, t Target) string {
 
 // issue signs the access and ID tokens of a session.
 func (s *Service) issue(sess Session, email string) (Tokens, error) {
+	// Read before signing, whole seconds: never later than the token's exp.
+	issued := s.security.Now().Truncate(time.Second)
 	p := auth.Principal{OrganizationID: sess.OrganizationID, Email: email, ClientID: identity.ConsoleClientID,
 		Task: &auth.TaskGrant{OnboardingID: sess.OnboardingID, ContactID: sess.ContactID, Role: sess.Role, SessionID: sess.ID}}
 	access, expiresIn, err := s.tokens.IssueAccess(p)
@@ -394,8 +394,7 @@ func (s *Service) issue(sess Session, email string) (Tokens, error) {
 	if err != nil {
 		return Tokens{}, err
 	}
-	// The tokens' iat is the security clock's now, read again by Tokens.
-	return Tokens{AccessToken: access, IDToken: id, ExpiresAt: s.security.Now().Add(time.Duration(expiresIn) * time.Second).Truncate(time.Second)}, nil
+	return Tokens{AccessToken: access, IDToken: id, ExpiresAt: issued.Add(time.Duration(expiresIn) * time.Second)}, nil
 }
 
 // Refreshed is the answer of a refresh.
@@ -489,11 +488,6 @@ func (s *Service) endSession(ctx context.Context, sess Session, reason string) e
 	}
 	return s.audit(ctx, AuditEvent{Action: ActionSessionEnded, OrganizationID: sess.OrganizationID, OnboardingID: sess.OnboardingID,
 		LinkID: sess.LinkID, SessionID: sess.ID, ContactID: sess.ContactID, Role: sess.Role, Reason: reason})
-}
-
-// SessionInForce is the check of identity.TaskSessions.
-func (s *Service) SessionInForce(ctx context.Context, p *auth.Principal) (bool, error) {
-	return s.check.TaskSessionInForce(ctx, p)
 }
 
 // SessionCheck decides whether a magic-link session's access token is

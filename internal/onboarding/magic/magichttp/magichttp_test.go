@@ -144,6 +144,14 @@ func TestExchangeSessionLimitAndRateLimit(t *testing.T) {
 	if last.Header.Get("Retry-After") == "" {
 		t.Fatal("429 without Retry-After")
 	}
+
+	// Refresh: 10 attempts a minute per session, whatever the address.
+	s.Security.Advance(time.Minute)
+	body := map[string]any{"session_id": "00000000-0000-4000-8000-000000000000", "refresh_token": "amr_x"}
+	for range 10 {
+		s.Do("POST", "/v1/onboarding-magic/refresh", "", body).Expect(t, 409, "session_ended")
+	}
+	s.Do("POST", "/v1/onboarding-magic/refresh", "", body).Expect(t, 429, "rate_limited")
 }
 
 type refreshed struct {
