@@ -172,6 +172,10 @@ type Session struct {
 // Open reports whether the session is usable at now (security clock).
 func (s Session) Open(now time.Time) bool { return s.EndedAt == nil && now.Before(s.ExpiresAt) }
 
+// RevokeReissued is the revoke reason of a link replaced by a new one for
+// the same contact and role.
+const RevokeReissued = "reissued"
+
 // Why sessions end.
 const (
 	EndLogout       = "logout"

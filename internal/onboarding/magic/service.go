@@ -109,7 +109,9 @@ func sessionEnded() error {
 
 // IssueLink creates a link and its raw token (to be mailed, never
 // stored). The contact's active link for the same role is revoked and its
-// sessions ended (one active link per contact and role).
+// sessions ended (one active link per contact and role). Call it inside
+// the onboarding's transaction (the core's Mutate), whose row lock
+// serialises concurrent issues of one onboarding.
 func (s *Service) IssueLink(ctx context.Context, spec LinkSpec) (raw string, l Link, err error) {
 	if err := spec.Validate(); err != nil {
 		return "", Link{}, err
@@ -130,7 +132,7 @@ func (s *Service) IssueLink(ctx context.Context, spec LinkSpec) (raw string, l L
 		}
 		for _, p := range previous {
 			if p.Status(now) == LinkActive {
-				if _, err := s.revoke(ctx, p, "reissued"); err != nil {
+				if _, err := s.revoke(ctx, p, RevokeReissued); err != nil {
 					return err
 				}
 			}

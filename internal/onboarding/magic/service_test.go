@@ -254,7 +254,7 @@ func TestReissueRevokeAndEnd(t *testing.T) {
 		if len(links) != 2 || (links[0].ID != l2.ID && links[1].ID != l2.ID) {
 			t.Fatalf("active links %+v", links)
 		}
-		if got, _ := f.svc.GetLink(ctx, "acme", "ob-1", l1.ID); got.RevokeReason != "reissued" || got.RevokedAt == nil {
+		if got, _ := f.svc.GetLink(ctx, "acme", "ob-1", l1.ID); got.RevokeReason != magic.RevokeReissued || got.RevokedAt == nil {
 			t.Fatalf("first link %+v", got)
 		}
 		ex2, err := f.svc.Exchange(ctx, second)
