@@ -135,15 +135,30 @@ func TestOnboardingMagicStore(t *testing.T) {
 		}
 
 		// Ending by link ends the not yet ended ones, expired included.
-		ids, err := s.EndSessions(ctx, "acme", "ob-1", magic.SessionFilter{LinkID: "link-1"}, testkit.Start, magic.EndLinkRevoked)
+		ids, err := s.EndSessions(ctx, "acme", "ob-1", magic.SessionFilter{LinkID: "link-1"}, testkit.Start, now.Add(time.Second), magic.EndLinkRevoked)
 		if err != nil || len(ids) != 2 {
 			t.Fatalf("end: %v %v", ids, err)
 		}
-		if ids, err := s.EndSessions(ctx, "acme", "ob-1", magic.SessionFilter{ContactID: "c-2", Role: "epc"}, testkit.Start, "x"); err != nil || len(ids) != 0 {
+		if ids, err := s.EndSessions(ctx, "acme", "ob-1", magic.SessionFilter{ContactID: "c-2", Role: "epc"}, testkit.Start, now, "x"); err != nil || len(ids) != 0 {
 			t.Fatalf("no match: %v %v", ids, err)
 		}
-		if ids, err := s.EndSessions(ctx, "acme", "ob-1", magic.SessionFilter{ContactID: "c-2", Role: "tso"}, testkit.Start, "x"); err != nil || len(ids) != 1 || ids[0] != other.ID {
+		if ids, err := s.EndSessions(ctx, "acme", "ob-1", magic.SessionFilter{ContactID: "c-2", Role: "tso"}, testkit.Start, now, "x"); err != nil || len(ids) != 1 || ids[0] != other.ID {
 			t.Fatalf("by contact and role: %v %v", ids, err)
+		}
+		// Ending moved the expiry back to the instant given; deleting goes by it.
+		if x, _ := s.Session(ctx, "acme", open.ID, false); !x.ExpiresAt.Equal(now.Add(time.Second)) || x.EndReason != magic.EndLinkRevoked {
+			t.Fatalf("ended session: %+v", x)
+		}
+		if err := s.DeleteSessions(ctx, "acme", "ob-1", "link-1", now.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Session(ctx, "acme", expired.ID, false); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("an old expired session was kept: %v", err)
+		}
+		for _, id := range []string{open.ID, ended.ID, other.ID} {
+			if _, err := s.Session(ctx, "acme", id, false); err != nil {
+				t.Fatalf("session %s deleted too early: %v", id, err)
+			}
 		}
 
 		// A transaction that fails leaves nothing.

@@ -17,6 +17,10 @@ const (
 	// SessionIdle is how long a session lives after its exchange or last
 	// refresh, never beyond its link's expiry.
 	SessionIdle = 14 * 24 * time.Hour
+	// SessionKept is how long a session's row stays after it expired or
+	// ended; the next exchange of its link deletes it (its audit entries
+	// stay), so that the rows of a link stay bounded.
+	SessionKept = 24 * time.Hour
 )
 
 // LinkRoles are the task roles a link may be issued for: the external

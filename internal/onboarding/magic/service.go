@@ -280,7 +280,7 @@ func (s *Service) EndSessions(ctx context.Context, org, onboardingID string, f S
 }
 
 func (s *Service) endSessions(ctx context.Context, org, onboardingID string, f SessionFilter, reason string) error {
-	ids, err := s.store.EndSessions(ctx, org, onboardingID, f, s.clk.Now(), reason)
+	ids, err := s.store.EndSessions(ctx, org, onboardingID, f, s.clk.Now(), s.security.Now(), reason)
 	if err != nil {
 		return err
 	}
@@ -337,6 +337,9 @@ func (s *Service) Exchange(ctx context.Context, raw string) (Exchanged, error) {
 		}
 		if !ok {
 			return linkNotFound()
+		}
+		if err := s.store.DeleteSessions(ctx, l.OrganizationID, l.OnboardingID, l.ID, now.Add(-SessionKept)); err != nil {
+			return err
 		}
 		open, err := s.store.CountOpenSessions(ctx, l.OrganizationID, l.OnboardingID, l.ID, now)
 		if err != nil {
@@ -483,8 +486,11 @@ func (s *Service) Logout(ctx context.Context, org string, g auth.TaskGrant) erro
 
 // endSession ends one session, inside a transaction.
 func (s *Service) endSession(ctx context.Context, sess Session, reason string) error {
-	at := s.clk.Now()
+	at, now := s.clk.Now(), s.security.Now()
 	sess.EndedAt, sess.EndReason = &at, reason
+	if now.Before(sess.ExpiresAt) {
+		sess.ExpiresAt = now
+	}
 	if err := s.store.UpdateSession(ctx, sess); err != nil {
 		return err
 	}

@@ -356,6 +356,20 @@ func TestLogout(t *testing.T) {
 		if _, err := f.svc.Refresh(ctx, ex.Session.ID, ex.RefreshToken); code(err) != magic.CodeSessionEnded {
 			t.Fatalf("refresh after logout: %v", err)
 		}
+		// A day after it ended, the next exchange of its link deletes it.
+		if _, err := f.store.SessionByID(ctx, ex.Session.ID); err != nil {
+			t.Fatalf("ended session deleted at once: %v", err)
+		}
+		f.security.Advance(magic.SessionKept + time.Second)
+		if _, err := f.svc.Exchange(ctx, raw); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.store.SessionByID(ctx, ex.Session.ID); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("ended session kept: %v", err)
+		}
+		if _, err := f.store.SessionByID(ctx, other.Session.ID); err != nil {
+			t.Fatalf("open session deleted: %v", err)
+		}
 	})
 }
 

@@ -49,8 +49,12 @@ type Store interface {
 	UpdateSession(ctx context.Context, s Session) error
 	// EndSessions ends the sessions of the onboarding matching f that are
 	// not ended yet (expired ones too, so that nothing of them stays
-	// usable), at at with reason, and returns their ids.
-	EndSessions(ctx context.Context, org, onboardingID string, f SessionFilter, at time.Time, reason string) ([]string, error)
+	// usable), at at with reason, moves their expiry back to now where it
+	// is later, and returns their ids.
+	EndSessions(ctx context.Context, org, onboardingID string, f SessionFilter, at, now time.Time, reason string) ([]string, error)
+	// DeleteSessions deletes the sessions of a link that expired (or
+	// ended, which expires them) before cutoff.
+	DeleteSessions(ctx context.Context, org, onboardingID, linkID string, cutoff time.Time) error
 	// CapSessions moves the expiry of a link's sessions back to expires
 	// where it is later.
 	CapSessions(ctx context.Context, org, onboardingID, linkID string, expires time.Time) error

@@ -206,18 +206,18 @@ func (s magicStore) UpdateSession(ctx context.Context, x magic.Session) (err err
 	return err
 }
 
-func (s magicStore) EndSessions(ctx context.Context, org, onboardingID string, f magic.SessionFilter, at time.Time, reason string) (_ []string, err error) {
+func (s magicStore) EndSessions(ctx context.Context, org, onboardingID string, f magic.SessionFilter, at, now time.Time, reason string) (_ []string, err error) {
 	defer sqlutil.Wrap(&err, "onboarding magic: end sessions")
 	var where strings.Builder
-	args := []any{at, reason, org, onboardingID}
+	args := []any{at, reason, now, org, onboardingID}
 	for _, c := range []struct{ column, value string }{{"contact_id", f.ContactID}, {"role", f.Role}, {"link_id", f.LinkID}} {
 		if c.value != "" {
 			args = append(args, c.value)
 			where.WriteString(` AND ` + c.column + ` = $` + strconv.Itoa(len(args)))
 		}
 	}
-	rows, err := s.db.conn(ctx).Query(ctx, `UPDATE onboarding_sessions SET ended_at = $1, end_reason = $2
-		WHERE organization_id = $3 AND onboarding_id = $4 AND ended_at IS NULL`+where.String()+` RETURNING session_id`, args...)
+	rows, err := s.db.conn(ctx).Query(ctx, `UPDATE onboarding_sessions SET ended_at = $1, end_reason = $2, expires_at = least(expires_at, $3)
+		WHERE organization_id = $4 AND onboarding_id = $5 AND ended_at IS NULL`+where.String()+` RETURNING session_id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -226,6 +226,13 @@ func (s magicStore) EndSessions(ctx context.Context, org, onboardingID string, f
 		ids = []string{}
 	}
 	return ids, err
+}
+
+func (s magicStore) DeleteSessions(ctx context.Context, org, onboardingID, linkID string, cutoff time.Time) (err error) {
+	defer sqlutil.Wrap(&err, "onboarding magic: delete sessions")
+	_, err = s.db.conn(ctx).Exec(ctx, `DELETE FROM onboarding_sessions
+		WHERE organization_id = $1 AND onboarding_id = $2 AND link_id = $3 AND expires_at < $4`, org, onboardingID, linkID, cutoff)
+	return err
 }
 
 func (s magicStore) CapSessions(ctx context.Context, org, onboardingID, linkID string, expires time.Time) (err error) {

@@ -218,17 +218,17 @@ func (s magicStore) UpdateSession(ctx context.Context, x magic.Session) (err err
 	return err
 }
 
-func (s magicStore) EndSessions(ctx context.Context, org, onboardingID string, f magic.SessionFilter, at time.Time, reason string) (_ []string, err error) {
+func (s magicStore) EndSessions(ctx context.Context, org, onboardingID string, f magic.SessionFilter, at, now time.Time, reason string) (_ []string, err error) {
 	defer sqlutil.Wrap(&err, "onboarding magic: end sessions")
 	var where strings.Builder
-	args := []any{sqlutil.Micros(at), reason, org, onboardingID}
+	args := []any{sqlutil.Micros(at), reason, sqlutil.Micros(now), org, onboardingID}
 	for _, c := range []struct{ column, value string }{{"contact_id", f.ContactID}, {"role", f.Role}, {"link_id", f.LinkID}} {
 		if c.value != "" {
 			where.WriteString(` AND ` + c.column + ` = ?`)
 			args = append(args, c.value)
 		}
 	}
-	rows, err := s.db.write(ctx).QueryContext(ctx, `UPDATE onboarding_sessions SET ended_at = ?, end_reason = ?
+	rows, err := s.db.write(ctx).QueryContext(ctx, `UPDATE onboarding_sessions SET ended_at = ?, end_reason = ?, expires_at = min(expires_at, ?)
 		WHERE organization_id = ? AND onboarding_id = ? AND ended_at IS NULL`+where.String()+` RETURNING session_id`, args...)
 	if err != nil {
 		return nil, err
@@ -243,6 +243,13 @@ func (s magicStore) EndSessions(ctx context.Context, org, onboardingID string, f
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
+}
+
+func (s magicStore) DeleteSessions(ctx context.Context, org, onboardingID, linkID string, cutoff time.Time) (err error) {
+	defer sqlutil.Wrap(&err, "onboarding magic: delete sessions")
+	_, err = s.db.write(ctx).ExecContext(ctx, `DELETE FROM onboarding_sessions
+		WHERE organization_id = ? AND onboarding_id = ? AND link_id = ? AND expires_at < ?`, org, onboardingID, linkID, sqlutil.Micros(cutoff))
+	return err
 }
 
 func (s magicStore) CapSessions(ctx context.Context, org, onboardingID, linkID string, expires time.Time) (err error) {
