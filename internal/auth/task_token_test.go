@@ -119,3 +119,13 @@ func unsafeClaims(t *testing.T, raw string) map[string]any {
 	}
 	return claims
 }
+
+// TestTaskSessionIsNeverPlatformAdmin: a session on an onboarding of the
+// platform organisation sees that organisation only.
+func TestTaskSessionIsNeverPlatformAdmin(t *testing.T) {
+	p := taskCaller()
+	p.OrganizationID = PlatformOrganization
+	if p.IsPlatformAdmin() || p.Visibility().All || !p.CanSeeOrganization(PlatformOrganization) || p.CanSeeOrganization("acme") {
+		t.Fatalf("task session of the platform organisation: admin %v, visibility %+v", p.IsPlatformAdmin(), p.Visibility())
+	}
+}
