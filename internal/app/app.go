@@ -46,6 +46,7 @@ import (
 	"atcp/internal/markets/replay"
 	"atcp/internal/markets/simulation"
 	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/magic"
 	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/pools"
 	"atcp/internal/pools/poolshttp"
@@ -167,6 +168,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	}
 
 	a.Credentials = identity.NewCredentialCheck(a.Store.Credentials())
+	// Magic-link sessions' tokens are checked against their session on
+	// every request. The endpoints (magichttp) are registered once the
+	// onboarding core and contacts provide magic.LinkTargets (issue 15, wave 2).
+	a.Credentials.SetTaskSessions(magic.NewSessionCheck(a.Store.OnboardingMagic(), a.Security))
 	a.Server = httpapi.New(httpapi.Options{Version: Version, BaseURL: a.baseURL, Tokens: a.Tokens, Credentials: a.Credentials,
 		Logger: log, RateLimit: cfg.RateLimit})
 	a.Server.AddReadiness("store", a.Store.Ping)

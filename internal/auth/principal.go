@@ -40,8 +40,12 @@ type TaskGrant struct {
 func (p *Principal) IsTaskSession() bool { return p.Task != nil }
 
 // IsPlatformAdmin reports whether the caller may see and act on every
-// organisation.
-func (p *Principal) IsPlatformAdmin() bool { return p.OrganizationID == PlatformOrganization }
+// organisation. A magic-link session never is, also on an onboarding of
+// the platform's own organisation: it acts for one contact on one
+// onboarding.
+func (p *Principal) IsPlatformAdmin() bool {
+	return p.Task == nil && p.OrganizationID == PlatformOrganization
+}
 
 // CanSeeOrganization reports whether the caller may see resources of org.
 func (p *Principal) CanSeeOrganization(org string) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,9 +29,18 @@ type AccessClaims struct {
 	IsM2M          bool   `json:"is_m2m"`
 	Email          string `json:"email,omitempty"`
 	ClientID       string `json:"client_id"`
-	// Credential is Principal.Credential: the secret id or the grant id.
+	// Credential is Principal.Credential: the secret id or the grant id;
+	// the session id of a magic-link session.
 	Credential string `json:"sid,omitempty"`
+	// OnboardingID and OnboardingRole are set together, and only on the
+	// token of an onboarding magic-link session (Principal.Task).
+	OnboardingID   string `json:"onboarding_id,omitempty"`
+	OnboardingRole string `json:"onboarding_role,omitempty"`
 }
+
+// TaskSubjectPrefix starts the sub claim of a magic-link session's tokens:
+// "onbc:<contact_id>", never a user or integration id (those are UUIDs).
+const TaskSubjectPrefix = "onbc:"
 
 // IDClaims are the claims of an OpenID Connect ID token.
 type IDClaims struct {
@@ -76,8 +86,19 @@ func (t *Tokens) WatchKeys(ctx context.Context) { t.keys.watch(ctx) }
 func (t *Tokens) Issuer() string { return t.issuer }
 
 // IssueAccess signs an access token for p, valid AccessTokenTTL from now.
+// For a magic-link session (p.Task set) the subject, credential and claims
+// come from the grant alone: sub "onbc:<contact_id>", sid the session, no
+// scopes.
 func (t *Tokens) IssueAccess(p Principal) (token string, expiresIn int, err error) {
 	now := t.clock.Now()
+	if p.Task != nil {
+		g := *p.Task
+		if g.OnboardingID == "" || g.ContactID == "" || g.Role == "" || g.SessionID == "" {
+			return "", 0, errors.New("auth: a task grant needs onboarding, contact, role and session")
+		}
+		p = Principal{Subject: TaskSubjectPrefix + g.ContactID, OrganizationID: p.OrganizationID, Email: p.Email,
+			ClientID: p.ClientID, Credential: g.SessionID, Task: &g}
+	}
 	claims := AccessClaims{
 		Claims: jwt.Claims{
 			Issuer:    t.issuer,
@@ -94,6 +115,9 @@ func (t *Tokens) IssueAccess(p Principal) (token string, expiresIn int, err erro
 		Email:          p.Email,
 		ClientID:       p.ClientID,
 		Credential:     p.Credential,
+	}
+	if p.Task != nil {
+		claims.OnboardingID, claims.OnboardingRole = p.Task.OnboardingID, p.Task.Role
 	}
 	token, err = jwt.Signed(t.keys.signer()).Claims(claims).Serialize()
 	return token, int(AccessTokenTTL / time.Second), err
@@ -150,8 +174,28 @@ func (t *Tokens) Verify(raw string) (*Principal, error) {
 		Subject: claims.Subject, OrganizationID: claims.OrganizationID, Scopes: ParseScopeString(claims.Scope),
 		IsM2M: claims.IsM2M, Email: claims.Email, ClientID: claims.ClientID, Credential: claims.Credential,
 	}
+	task, ok := taskGrant(&claims)
+	if !ok {
+		return nil, ErrInvalidToken
+	}
+	p.Task = task
 	t.cache.put(raw, p, claims.Expiry.Time())
 	return p, nil
+}
+
+// taskGrant rebuilds the grant of a magic-link session's token: nil for
+// any other token. A token with only one of the onboarding claims, or a
+// task subject without them, or a task token claiming scopes, an
+// integration or no session, is not one atcp issued: ok is false.
+func taskGrant(c *AccessClaims) (_ *TaskGrant, ok bool) {
+	contact, isTask := strings.CutPrefix(c.Subject, TaskSubjectPrefix)
+	if c.OnboardingID == "" && c.OnboardingRole == "" && !isTask {
+		return nil, true
+	}
+	if c.OnboardingID == "" || c.OnboardingRole == "" || !isTask || contact == "" || c.Credential == "" || c.Scope != "" || c.IsM2M {
+		return nil, false
+	}
+	return &TaskGrant{OnboardingID: c.OnboardingID, ContactID: contact, Role: c.OnboardingRole, SessionID: c.Credential}, true
 }
 
 // JWKS returns the public keys for verifiers: the signing key, a key

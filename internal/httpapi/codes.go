@@ -11,6 +11,12 @@ const (
 	CodeInvalidToken errs.Code = "invalid_token"
 	// CodeInsufficientScope: the token lacks a scope the operation requires (403).
 	CodeInsufficientScope errs.Code = "insufficient_scope"
+	// CodeMagicLinkSessionNotAllowed: an onboarding magic-link session called
+	// an operation outside its task endpoints (403).
+	CodeMagicLinkSessionNotAllowed errs.Code = "magic_link_session_not_allowed"
+	// CodeMagicLinkSessionRequired: an operation only a magic-link session
+	// may call (its logout) was called by another caller (403).
+	CodeMagicLinkSessionRequired errs.Code = "magic_link_session_required"
 	// CodeMethodNotAllowed: the path exists but not with this method (405).
 	CodeMethodNotAllowed errs.Code = "method_not_allowed"
 	// CodeConflict: a 409 raised without a domain code of its own.

@@ -127,6 +127,16 @@ func callerFrom(ctx context.Context) *callerState {
 	return c
 }
 
+type clientIPKey struct{}
+
+// ClientIP returns the peer address of the request ctx belongs to, for
+// limits an operation keeps per client (the unauthenticated magic-link
+// exchange); as clientIP, a proxy's address behind a proxy.
+func ClientIP(ctx context.Context) string {
+	ip, _ := ctx.Value(clientIPKey{}).(string)
+	return ip
+}
+
 // clientIP is the peer address; a deployment behind a proxy limits per
 // proxy address unless the proxy enforces its own limits.
 func clientIP(r *http.Request) string {
@@ -201,6 +211,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-ID", id)
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		ctx = context.WithValue(ctx, clientIPKey{}, clientIP(r))
 
 		caller := &callerState{}
 		if h := authorization(r); h != "" {

@@ -104,7 +104,9 @@ func defaultCode(status int) errs.Code {
 
 // NewProblem builds a problem of status with the layer's default code.
 func NewProblem(status int, detail string) *Problem {
-	return &Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail, Code: defaultCode(status)}
+	// headers is never nil: huma.ErrorWithHeaders adds to it.
+	return &Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail, Code: defaultCode(status),
+		headers: http.Header{}}
 }
 
 // FromDomain converts a domain error to its problem.

@@ -41,7 +41,21 @@ type CredentialStore interface {
 type CredentialCheck struct {
 	store CredentialStore
 	cache *standingCache
+	tasks TaskSessions
 }
+
+// TaskSessions decides whether the access token of an onboarding
+// magic-link session (auth.Principal.Task) is in force: its session is
+// open (not ended, not expired on the security clock) and is the one the
+// token names. Package onboarding/magic implements it with one indexed
+// lookup and no cache, so that ending a session stops its token at once.
+type TaskSessions interface {
+	TaskSessionInForce(ctx context.Context, p *auth.Principal) (bool, error)
+}
+
+// SetTaskSessions makes the check ask ts about magic-link sessions;
+// without it every magic-link session's token is refused.
+func (c *CredentialCheck) SetTaskSessions(ts TaskSessions) { c.tasks = ts }
 
 // NewCredentialCheck returns the check on store; its cache is used once
 // Watch runs and the feed has connected.
@@ -62,9 +76,16 @@ func (c *CredentialCheck) Caching() bool { return c.cache.enabled.Load() }
 
 // InForce reports whether the verified token of p may still be used. A
 // token without a credential (issued before tokens named theirs) has its
-// subject and scopes checked only. An error means the store could not
+// subject and scopes checked only; a magic-link session's is asked of
+// TaskSessions. An error means the store could not
 // answer.
 func (c *CredentialCheck) InForce(ctx context.Context, p *auth.Principal) (bool, error) {
+	if p.IsTaskSession() {
+		if c.tasks == nil {
+			return false, nil
+		}
+		return c.tasks.TaskSessionInForce(ctx, p)
+	}
 	key := standingKey{m2m: p.IsM2M, credential: p.Credential}
 	s, ok := c.cache.get(p.Subject, key)
 	if !ok {

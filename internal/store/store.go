@@ -23,6 +23,7 @@ import (
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
 	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/magic"
 	"atcp/internal/pools"
 	"atcp/internal/portfolio"
 	"atcp/internal/reporting/afrrreport"
@@ -69,6 +70,7 @@ type Backend interface {
 	Nominations() nomination.Store
 	AFRRDispatchEvents() afrrreport.Store
 	Onboardings() onboarding.Store
+	OnboardingMagic() magic.Store
 }
 
 var (
