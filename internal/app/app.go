@@ -45,6 +45,7 @@ import (
 	"atcp/internal/markets/fcr/fcrhttp"
 	"atcp/internal/markets/replay"
 	"atcp/internal/markets/simulation"
+	"atcp/internal/objstore"
 	"atcp/internal/pools"
 	"atcp/internal/pools/poolshttp"
 	"atcp/internal/portfolio"
@@ -114,6 +115,10 @@ type App struct {
 	bus    *natsbus.Publisher
 	// AlarmStream fans the alarm events out to this instance's WebSockets.
 	AlarmStream *alarmstream.Hub
+	// Objects keeps uploaded files (onboarding documents, e-mail banners);
+	// closeObjects releases the embedded one's directory.
+	Objects      objstore.Store
+	closeObjects func() error
 
 	workers *worker.Runner
 
@@ -165,6 +170,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Server = httpapi.New(httpapi.Options{Version: Version, BaseURL: a.baseURL, Tokens: a.Tokens, Credentials: a.Credentials,
 		Logger: log, RateLimit: cfg.RateLimit})
 	a.Server.AddReadiness("store", a.Store.Ping)
+	if a.Objects, err = a.openObjects(); err != nil {
+		return nil, err
+	}
 
 	// One Hasher for every argon2id call of the process bounds the memory
 	// that password and secret checks can take, whoever asks.
@@ -358,6 +366,9 @@ func (a *App) Run(ctx context.Context) error {
 	if cerr := a.Store.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
+	if a.closeObjects != nil {
+		a.closeObjects()
+	}
 	a.Log.Info("stopped")
 	return err
 }
@@ -371,6 +382,9 @@ func (a *App) Close() {
 	}
 	if a.Store != nil {
 		a.Store.Close()
+	}
+	if a.closeObjects != nil {
+		a.closeObjects()
 	}
 }
 
