@@ -22,6 +22,7 @@ import (
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
+	"atcp/internal/onboarding/branding"
 	"atcp/internal/pools"
 	"atcp/internal/portfolio"
 	"atcp/internal/reporting/afrrreport"
@@ -67,6 +68,7 @@ type Backend interface {
 	Pools() pools.Store
 	Nominations() nomination.Store
 	AFRRDispatchEvents() afrrreport.Store
+	OnboardingBranding() branding.Store
 }
 
 var (
