@@ -46,6 +46,8 @@ import (
 	"atcp/internal/markets/replay"
 	"atcp/internal/markets/simulation"
 	"atcp/internal/objstore"
+	"atcp/internal/onboarding/branding"
+	"atcp/internal/onboarding/branding/brandinghttp"
 	"atcp/internal/pools"
 	"atcp/internal/pools/poolshttp"
 	"atcp/internal/portfolio"
@@ -119,6 +121,9 @@ type App struct {
 	// closeObjects releases the embedded one's directory.
 	Objects      objstore.Store
 	closeObjects func() error
+	// Branding is the organisations' onboarding branding; its Resolve
+	// gives the onboarding e-mails theirs.
+	Branding *branding.Service
 
 	workers *worker.Runner
 
@@ -290,6 +295,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
 	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log, Credentials: a.Credentials})
 	alarmstream.Register(a.Server, a.AlarmStream)
+	a.Branding = branding.NewService(branding.Deps{Store: a.Store.OnboardingBranding(), Organizations: a.Store.Directory(),
+		Objects: a.Objects, Clock: a.Clock})
+	brandinghttp.Register(a.Server, a.Branding)
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)

@@ -23,14 +23,13 @@ type Organizations interface {
 // BannerURLTTL is how long the console's preview URL of the banner works.
 const BannerURLTTL = 5 * time.Minute
 
-// Deps are what the service needs. Clock is the platform clock (records),
-// Security the machine's (presigned URL expiry).
+// Deps are what the service needs. Clock is the platform clock of the
+// records; Objects dates its URLs on the security clock itself.
 type Deps struct {
 	Store         Store
 	Organizations Organizations
 	Objects       objstore.Store
 	Clock         clock.Clock
-	Security      clock.Clock
 }
 
 // Service reads and writes brandings for callers.
