@@ -27,6 +27,7 @@ import (
 	"atcp/internal/app"
 	"atcp/internal/auth"
 	"atcp/internal/config"
+	"atcp/internal/objstore/s3"
 	"atcp/internal/store"
 )
 
@@ -153,6 +154,15 @@ func printOpenAPI(ctx context.Context, cfg config.Config, log *slog.Logger, stdo
 	cfg.Demo, cfg.Simulate = false, false
 	cfg.BootstrapClientID, cfg.BootstrapClientSecret = "", ""
 	cfg.BootstrapAdminEmail, cfg.BootstrapAdminPassword = "", ""
+	// The embedded object store's directory and key are thrown away with
+	// the store.
+	dataDir, err := os.MkdirTemp("", "atcp-openapi-")
+	if err != nil {
+		log.Error("cannot create a temporary directory", "error", err)
+		return 1
+	}
+	defer os.RemoveAll(dataDir)
+	cfg.DataDir, cfg.ObjectStore, cfg.S3 = dataDir, config.ObjectStoreEmbedded, s3.Config{}
 	// The server's own warnings (unencrypted signing keys) are about a
 	// store that is thrown away.
 	a, err := app.New(ctx, cfg, slog.New(slog.DiscardHandler), io.Discard)

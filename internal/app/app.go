@@ -45,7 +45,10 @@ import (
 	"atcp/internal/markets/fcr/fcrhttp"
 	"atcp/internal/markets/replay"
 	"atcp/internal/markets/simulation"
+	"atcp/internal/objstore"
 	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/branding"
+	"atcp/internal/onboarding/branding/brandinghttp"
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/pools"
@@ -120,6 +123,13 @@ type App struct {
 	bus    *natsbus.Publisher
 	// AlarmStream fans the alarm events out to this instance's WebSockets.
 	AlarmStream *alarmstream.Hub
+	// Objects keeps uploaded files (onboarding documents, e-mail banners);
+	// closeObjects releases the embedded one's directory.
+	Objects      objstore.Store
+	closeObjects func() error
+	// Branding is the organisations' onboarding branding; its Resolve
+	// gives the onboarding e-mails theirs.
+	Branding *branding.Service
 
 	workers *worker.Runner
 
@@ -175,6 +185,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Server = httpapi.New(httpapi.Options{Version: Version, BaseURL: a.baseURL, Tokens: a.Tokens, Credentials: a.Credentials,
 		Logger: log, RateLimit: cfg.RateLimit})
 	a.Server.AddReadiness("store", a.Store.Ping)
+	if a.Objects, err = a.openObjects(); err != nil {
+		return nil, err
+	}
 
 	// One Hasher for every argon2id call of the process bounds the memory
 	// that password and secret checks can take, whoever asks.
@@ -294,6 +307,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
 	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log, Credentials: a.Credentials})
 	alarmstream.Register(a.Server, a.AlarmStream)
+	a.Branding = branding.NewService(branding.Deps{Store: a.Store.OnboardingBranding(), Organizations: a.Store.Directory(),
+		Objects: a.Objects, Clock: a.Clock})
+	brandinghttp.Register(a.Server, a.Branding)
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
@@ -370,6 +386,9 @@ func (a *App) Run(ctx context.Context) error {
 	if cerr := a.Store.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
+	if a.closeObjects != nil {
+		a.closeObjects()
+	}
 	a.Log.Info("stopped")
 	return err
 }
@@ -383,6 +402,9 @@ func (a *App) Close() {
 	}
 	if a.Store != nil {
 		a.Store.Close()
+	}
+	if a.closeObjects != nil {
+		a.closeObjects()
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/jpeg"
 	"io"
 	"log/slog"
 	"maps"
@@ -821,6 +823,10 @@ var fuzzExamples = map[string]struct {
 	"oauthAuthorizeSignIn": {0, ""}, // the member's sign-in form, see fuzzSeeds
 	"oauthToken":           {0, "grant_type=client_credentials&client_id=" + fuzzAdminID + "&client_secret=" + fuzzAdminSecret},
 
+	"put-onboarding-branding": {0, `{"display_name":"Fuzz Onboarding","primary_color":"#0a7cff","support_email":"onboarding@fuzz.example",
+		"magic_link_default_language":"en","magic_link_email_templates":{"de":{"subject":"Zugang für {contact_name}"}}}`},
+	"put-onboarding-email-banner": {0, fuzzJPEG()},
+
 	"createOrganization":      {0, `{"organization_id":"fuzz-new","name":"New"}`},
 	"createUser":              {0, `{"email":"new@fuzz.example","organization_id":"fuzz","scopes":["asset.read"]}`},
 	"deleteUser":              {0, ""},
@@ -951,6 +957,11 @@ func fuzzSeeds(tb testing.TB, ops []fuzzOp) []fuzzSeed {
 			for _, m := range formMutations(body) {
 				add(ex.variant, "", m)
 			}
+		case strings.HasPrefix(op.contentType, "image/"):
+			// A raw image body: truncated, as another type, as JSON.
+			add(ex.variant, "", body[:len(body)/2])
+			add(ex.variant|ctText<<variantCTShift, "", body)
+			add(ex.variant, "", []byte(`<svg onload="x"/>`))
 		default:
 			semantic, parser := jsonMutations(body)
 			for _, m := range semantic {
@@ -974,6 +985,16 @@ func fuzzSeeds(tb testing.TB, ops []fuzzOp) []fuzzSeed {
 		}
 	}
 	return seeds
+}
+
+// fuzzJPEG is a small valid JPEG: the banner upload's example (its first
+// documented content type).
+func fuzzJPEG() string {
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, image.NewGray(image.Rect(0, 0, 8, 8)), nil); err != nil {
+		panic(err)
+	}
+	return buf.String()
 }
 
 var dateTime = regexp.MustCompile(`"\d{4}-\d{2}-\d{2}(T[^"]*)?"`)

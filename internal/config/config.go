@@ -20,6 +20,7 @@ import (
 	"atcp/internal/adapters/mqtt"
 	"atcp/internal/alarms/narrator"
 	"atcp/internal/events/mail"
+	"atcp/internal/objstore/s3"
 	"atcp/internal/settlement"
 )
 
@@ -80,7 +81,19 @@ type Config struct {
 	// day after delivery) settlement figures become FINAL
 	// (docs/settlement.md).
 	SettlementFinalLag settlement.FinalLag
+	// ObjectStore is where uploaded files are kept (docs/onboarding.md
+	// section 6): ObjectStoreEmbedded (files under DataDir, presigned URLs
+	// served by atcp; one instance or a shared data directory) or
+	// ObjectStoreS3 with S3. S3.SecretKey is a secret.
+	ObjectStore string
+	S3          s3.Config
 }
+
+// The object store backends of ATCP_OBJECT_STORE.
+const (
+	ObjectStoreEmbedded = "embedded"
+	ObjectStoreS3       = "s3"
+)
 
 // setting describes one flag/variable pair.
 type setting struct {
@@ -90,7 +103,7 @@ type setting struct {
 // secrets are the settings whose value from the environment is not made
 // the flag's default, which --help would print.
 var secrets = map[string]bool{"bootstrap-client-secret": true, "bootstrap-admin-password": true, "key-encryption-key": true, "mqtt-password": true,
-	"narrator-api-key": true, "incident-token": true, "smtp-url": true, "nats-url": true}
+	"narrator-api-key": true, "incident-token": true, "smtp-url": true, "nats-url": true, "s3-secret-key": true}
 
 var settings = []setting{
 	{"addr", "ATCP_ADDR", "127.0.0.1:8080", "listen address; port 0 picks a free port"},
@@ -122,6 +135,13 @@ var settings = []setting{
 	{"smtp-url", "ATCP_SMTP_URL", "", "SMTP server of e-mail notifications: smtp://user:pass@host:port (STARTTLS when offered), smtps://... for implicit TLS (prefer the variable: it holds a password)"},
 	{"mail-from", "ATCP_MAIL_FROM", "", "sender of e-mail notifications: name@example.com or Name <name@example.com>; needed with smtp-url"},
 	{"nats-url", "ATCP_NATS_URL", "", "NATS server with JetStream that every event is also published to: nats://host:4222 (tls://... for TLS)"},
+	{"object-store", "ATCP_OBJECT_STORE", ObjectStoreEmbedded, "where uploaded files are kept: embedded (files under data-dir, served by atcp; one instance) or s3 (the ATCP_S3_* settings)"},
+	{"s3-endpoint", "ATCP_S3_ENDPOINT", "", "base URL of the S3-compatible service with object-store s3: https://host[:port] (http:// only on a trusted network)"},
+	{"s3-bucket", "ATCP_S3_BUCKET", "", "bucket of the uploaded files with object-store s3; keep it private"},
+	{"s3-region", "ATCP_S3_REGION", "", "region of the bucket (empty: the service's default)"},
+	{"s3-access-key", "ATCP_S3_ACCESS_KEY", "", "access key id atcp signs S3 requests with"},
+	{"s3-secret-key", "ATCP_S3_SECRET_KEY", "", "secret access key atcp signs S3 requests with (prefer the variable: flags show in the process list)"},
+	{"s3-path-style", "ATCP_S3_PATH_STYLE", "false", "address the bucket as host/bucket instead of bucket.host (MinIO and most self-hosted services)"},
 	{"settlement-final-lag", "ATCP_SETTLEMENT_FINAL_LAG", settlement.DefaultFinalLag.String(), "how long after publication (00:00 Europe/Berlin the day after delivery) settlement figures become FINAL: months M, days d, hours h, such as 1M, 10d, 6h or 1M9d"},
 }
 
@@ -170,6 +190,9 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 		NarratorURL: get("narrator-url"), NarratorModel: get("narrator-model"), NarratorAPIKey: *values["narrator-api-key"],
 		IncidentURL: get("incident-url"), IncidentToken: *values["incident-token"],
 		SMTPURL: get("smtp-url"), MailFrom: get("mail-from"), NATSURL: get("nats-url"),
+		ObjectStore: get("object-store"),
+		S3: s3.Config{Endpoint: strings.TrimRight(get("s3-endpoint"), "/"), Bucket: get("s3-bucket"), Region: get("s3-region"),
+			AccessKey: get("s3-access-key"), SecretKey: *values["s3-secret-key"]},
 	}
 	var errList []error
 	var err error
@@ -237,6 +260,10 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 		errList = append(errList, errors.New("narrator-model must not be empty"))
 	}
 	errList = append(errList, checkEvents(c)...)
+	if c.S3.PathStyle, err = strconv.ParseBool(get("s3-path-style")); err != nil {
+		errList = append(errList, fmt.Errorf("s3-path-style: %q is not a boolean", get("s3-path-style")))
+	}
+	errList = append(errList, checkObjectStore(c)...)
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		errList = append(errList, fmt.Errorf("base-url: %q must start with http:// or https://", c.BaseURL))
 	}
@@ -274,6 +301,30 @@ func checkEvents(c Config) []error {
 		}
 	}
 	return errList
+}
+
+// checkObjectStore checks the object store settings; the errors never
+// quote the secret key.
+func checkObjectStore(c Config) []error {
+	s3Set := c.S3.Endpoint != "" || c.S3.Bucket != "" || c.S3.Region != "" || c.S3.AccessKey != "" || c.S3.SecretKey != ""
+	switch c.ObjectStore {
+	case ObjectStoreEmbedded:
+		if s3Set {
+			return []error{errors.New("the s3-* settings need object-store s3")}
+		}
+	case ObjectStoreS3:
+		var errList []error
+		if err := c.S3.Check(); err != nil {
+			errList = append(errList, err)
+		}
+		if (c.S3.AccessKey == "") != (c.S3.SecretKey == "") {
+			errList = append(errList, errors.New("s3-access-key and s3-secret-key must be set together"))
+		}
+		return errList
+	default:
+		return []error{fmt.Errorf("object-store: %q must be embedded or s3", c.ObjectStore)}
+	}
+	return nil
 }
 
 // parseKeyEncryptionKeys decodes a comma-separated list of base64 keys of

@@ -222,3 +222,38 @@ func TestEventSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestObjectStoreSettings(t *testing.T) {
+	c, err := Parse("serve", nil, env(nil), io.Discard)
+	if err != nil || c.ObjectStore != ObjectStoreEmbedded || c.S3.Endpoint != "" {
+		t.Fatalf("default: %q %+v %v", c.ObjectStore, c.S3, err)
+	}
+	vars := map[string]string{"ATCP_OBJECT_STORE": "s3", "ATCP_S3_ENDPOINT": "https://s3.eu-central-1.amazonaws.com/",
+		"ATCP_S3_BUCKET": "atcp-files", "ATCP_S3_REGION": "eu-central-1", "ATCP_S3_ACCESS_KEY": "AKIAEXAMPLE",
+		"ATCP_S3_SECRET_KEY": "hunter2-secret", "ATCP_S3_PATH_STYLE": "true"}
+	var help strings.Builder
+	if _, err := Parse("serve", []string{"--help"}, env(vars), &help); err == nil || strings.Contains(help.String(), "hunter2") {
+		t.Fatalf("--help shows the S3 secret key: %v", err)
+	}
+	c, err = Parse("serve", nil, env(vars), io.Discard)
+	if err != nil || c.ObjectStore != ObjectStoreS3 || c.S3.Endpoint != "https://s3.eu-central-1.amazonaws.com" || c.S3.Bucket != "atcp-files" ||
+		c.S3.Region != "eu-central-1" || c.S3.AccessKey != "AKIAEXAMPLE" || c.S3.SecretKey != "hunter2-secret" || !c.S3.PathStyle {
+		t.Fatalf("%+v %v", c.S3, err)
+	}
+	for _, bad := range []map[string]string{
+		{"ATCP_OBJECT_STORE": "gcs"},
+		{"ATCP_S3_BUCKET": "b"},
+		{"ATCP_OBJECT_STORE": "s3", "ATCP_S3_BUCKET": "b"},
+		{"ATCP_OBJECT_STORE": "s3", "ATCP_S3_ENDPOINT": "https://s3.example"},
+		{"ATCP_OBJECT_STORE": "s3", "ATCP_S3_ENDPOINT": "https://key:hunter2@s3.example", "ATCP_S3_BUCKET": "b"},
+		{"ATCP_OBJECT_STORE": "s3", "ATCP_S3_ENDPOINT": "https://s3.example", "ATCP_S3_BUCKET": "b", "ATCP_S3_SECRET_KEY": "hunter2"},
+		{"ATCP_OBJECT_STORE": "s3", "ATCP_S3_ENDPOINT": "https://s3.example", "ATCP_S3_BUCKET": "b", "ATCP_S3_PATH_STYLE": "yes please"},
+	} {
+		_, err := Parse("serve", nil, env(bad), io.Discard)
+		if err == nil || !(strings.Contains(err.Error(), "object-store") || strings.Contains(err.Error(), "s3-")) {
+			t.Errorf("%v accepted: %v", bad, err)
+		} else if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("the error quotes a secret: %v", err)
+		}
+	}
+}

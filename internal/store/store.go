@@ -23,6 +23,7 @@ import (
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/bids"
 	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/branding"
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/pools"
 	"atcp/internal/portfolio"
@@ -71,6 +72,7 @@ type Backend interface {
 	AFRRDispatchEvents() afrrreport.Store
 	Onboardings() onboarding.Store
 	OnboardingMagic() magic.Store
+	OnboardingBranding() branding.Store
 }
 
 var (

@@ -1,0 +1,89 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"atcp/internal/auth"
+	"atcp/internal/errs"
+	"atcp/internal/onboarding/branding"
+	"atcp/internal/store/sqlutil"
+)
+
+// OnboardingBranding returns the onboarding branding store.
+func (db *DB) OnboardingBranding() branding.Store { return brandingStore{db} }
+
+// brandingStore updates in one write transaction: the single write
+// connection makes concurrent updates of a branding take turns.
+type brandingStore struct{ db *DB }
+
+func scanBranding(row interface{ Scan(...any) error }) (branding.Branding, error) {
+	var r sqlutil.BrandingRow
+	var updated int64
+	if err := row.Scan(r.Targets(&updated)...); err != nil {
+		return branding.Branding{}, err
+	}
+	b, err := r.Branding()
+	b.UpdatedAt = sqlutil.FromMicros(updated)
+	return b, err
+}
+
+func brandingNotFound(orgID string) error {
+	return errs.E(errs.NotFound, branding.CodeOrganizationNotFound, "organisation %q has no onboarding branding", orgID)
+}
+
+func (s brandingStore) Get(ctx context.Context, v auth.Visibility, orgID string) (_ branding.Branding, err error) {
+	defer sqlutil.Wrap(&err, "branding: get")
+	b, err := scanBranding(s.db.read(ctx).QueryRowContext(ctx, `SELECT organization_id, `+sqlutil.BrandingColumns+`
+		FROM onboarding_branding WHERE (? OR organization_id = ?) AND organization_id = ?`, v.All, v.OrganizationID, orgID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return branding.Branding{}, brandingNotFound(orgID)
+	}
+	return b, err
+}
+
+func (s brandingStore) Update(ctx context.Context, v auth.Visibility, orgID string,
+	change func(branding.Branding, bool) (branding.Branding, error)) (_ branding.Branding, err error) {
+	defer sqlutil.Wrap(&err, "branding: update")
+	var out branding.Branding
+	err = s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM organizations WHERE (? OR organization_id = ?) AND organization_id = ?`,
+			v.All, v.OrganizationID, orgID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return errs.E(errs.NotFound, branding.CodeOrganizationNotFound, "no organisation %q", orgID)
+		}
+		if err != nil {
+			return sqlutil.Wrapped("lock organization", err)
+		}
+		cur, err := s.Get(ctx, v, orgID)
+		exists := err == nil
+		if err != nil && !errs.Is(err, errs.NotFound) {
+			return err
+		}
+		next, err := change(cur, exists)
+		if err != nil {
+			return err
+		}
+		next.OrganizationID = orgID
+		next.ETag = next.ComputeETag()
+		values, err := sqlutil.BrandingValues(next)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO onboarding_branding (organization_id, `+sqlutil.BrandingColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (organization_id) DO UPDATE SET display_name = excluded.display_name, primary_color = excluded.primary_color,
+				support_email = excluded.support_email, logo_url = excluded.logo_url, default_language = excluded.default_language,
+				templates_json = excluded.templates_json, banner_key = excluded.banner_key,
+				banner_content_type = excluded.banner_content_type, etag = excluded.etag, updated_at = excluded.updated_at`,
+			append(append([]any{orgID}, values...), sqlutil.Micros(next.UpdatedAt))...)
+		if err != nil {
+			return sqlutil.Wrapped("upsert onboarding_branding", err)
+		}
+		out, err = s.Get(ctx, v, orgID)
+		return err
+	})
+	return out, err
+}
