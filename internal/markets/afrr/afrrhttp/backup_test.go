@@ -43,6 +43,7 @@ func setup(t *testing.T, b store.Backend) *env {
 	as := assets.NewService(b.Assets(), h.Clock)
 	for id, org := range map[string]string{"a1": "acme", "b1": "beta"} {
 		a := assets.NewAsset(id, org, "Battery "+id, "Kiel", assets.Standalone)
+		a.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 		a.AFRRPrequalifiedPosMW, a.AFRRPrequalifiedNegMW = 4, 10
 		if err := as.EnsureAsset(ctx, a); err != nil {
 			t.Fatal(err)

@@ -63,6 +63,7 @@ func setup(t testing.TB, b store.Backend) env {
 		prequalified     float64
 	}{{"bess-1", "acme", true, false, 10}, {"bess-off", "acme", false, false, 10}, {"bess-b", "beta", true, false, 10}, {"bess-free", "acme", true, true, 0}} {
 		x := assets.NewAsset(a.id, a.org, a.id, "Leipzig", assets.Standalone)
+		x.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 		x.FCREnabled, x.FCRPrequalifiedMW, x.DisablePQCapacityCheck = a.enabled, a.prequalified, a.noCheck
 		if err := as.EnsureAsset(ctx, x); err != nil {
 			t.Fatal(err)
