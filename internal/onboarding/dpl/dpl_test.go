@@ -296,7 +296,9 @@ func TestEvaluate(t *testing.T) {
 		}
 	}
 	rows = append(rows, row("x_temp", "mqtt", "t", "float32", "degC", dpl.Read))
-	fresh := func(v float64) dpl.Measurement { return dpl.Measurement{Value: v, MeasuredAt: now.Add(-5 * time.Second)} }
+	fresh := func(v float64) dpl.Measurement {
+		return dpl.Measurement{Value: v, MeasuredAt: now.Add(-5 * time.Second)}
+	}
 	good := map[string]dpl.Measurement{
 		"battery_power_actual_ac": fresh(5), "poc_power_actual_ac": fresh(-4.9), "available_charge_energy": fresh(8),
 		"available_discharge_energy": fresh(12), "frequency": fresh(50.01), "lan_connected_device_1": fresh(1),
