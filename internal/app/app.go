@@ -216,6 +216,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Restrictions = restrictions.NewService(a.Store.Restrictions(), a.Assets, a.Clock)
 	a.Contacts = contacts.NewService(a.Store.Contacts(), a.Assets, a.Clock)
 	a.Onboarding = onboarding.NewService(a.Store.Onboardings(), a.Assets, a.Clock)
+	// While a workflow is in progress it alone moves its asset's status.
+	a.Assets.SetStatusOwner(a.Onboarding)
 	a.Portfolio = portfolio.NewService(a.Store.CoverSteps(), a.Assets, a.Clock)
 	a.AFRRReports = afrrreport.NewService(a.Store.AFRRDispatchEvents(), a.Assets, a.Store.Bids(), a.Clock)
 
