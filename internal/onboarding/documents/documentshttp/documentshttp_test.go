@@ -435,3 +435,71 @@ func TestManagerDocuments(t *testing.T) {
 			"filename": "x.pdf", "content_type": "application/pdf", "size_bytes": 10}).Expect(t, 422, "")
 	})
 }
+
+func TestLimitsLocksAndCancel(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		h := e.h
+		ctx := context.Background()
+		task := "/v1/onboarding-tasks/" + e.id
+		antenna := photo("installation_photo_antenna", jpegBytes, "image/jpeg")
+		for range documents.MaxPendingUploads {
+			e.presign(t, task, e.epc, antenna)
+		}
+		h.Do("POST", task+"/documents/presigned-upload", e.epc, antenna).Expect(t, 409, "pending_upload_limit")
+		// Expired pending uploads no longer count.
+		h.Security.Advance(documents.UploadTTL)
+		epc := h.Token(auth.Principal{Subject: "onbc:c-epc", OrganizationID: "acme",
+			Task: &auth.TaskGrant{OnboardingID: e.id, ContactID: "c-epc", Role: "epc", SessionID: "s-c-epc"}})
+		u := e.presign(t, task, epc, antenna)
+		e.put(t, u, jpegBytes)
+		h.Do("POST", task+"/documents/"+u.id()+"/finalize", epc, nil).Expect(t, 200, "")
+		var list struct {
+			Total int `json:"total"`
+		}
+		h.Do("GET", "/v1/onboardings/"+e.id+"/documents", e.acme, nil).Expect(t, 200, "").JSON(t, &list)
+		if list.Total != 1 {
+			t.Fatalf("expired pending uploads listed: %d", list.Total)
+		}
+
+		// A waived gate is locked: no upload, finalize or delete.
+		pending := e.presign(t, task, epc, antenna)
+		e.put(t, pending, jpegBytes)
+		ob, err := e.ob.Get(ctx, platformActor, e.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := e.ob.GateForKind(ctx, ob, onboarding.KindInstallation)
+		if _, err := e.ob.Act(ctx, platformActor, e.id, g.ID, onboarding.ActionWaive, "photos by mail"); err != nil {
+			t.Fatal(err)
+		}
+		h.Do("POST", task+"/documents/presigned-upload", epc, antenna).Expect(t, 409, "gate_locked")
+		h.Do("POST", task+"/documents/"+pending.id()+"/finalize", epc, nil).Expect(t, 409, "gate_locked")
+		h.Do("DELETE", task+"/documents/"+u.id(), epc, nil).Expect(t, 409, "gate_locked")
+		h.Do("DELETE", "/v1/onboardings/"+e.id+"/documents/"+u.id(), e.platform, nil).Expect(t, 409, "gate_locked")
+		if _, err := e.ob.Act(ctx, platformActor, e.id, g.ID, onboarding.ActionReopen, "one more photo"); err != nil {
+			t.Fatal(err)
+		}
+
+		// Cancelling drops the pending uploads; the workflow is read-only.
+		if _, err := e.ob.Cancel(ctx, platformActor, e.id, "site sold"); err != nil {
+			t.Fatal(err)
+		}
+		h.Do("POST", task+"/documents/"+pending.id()+"/finalize", epc, nil).Expect(t, 404, "document_not_found")
+		h.Do("POST", task+"/documents/presigned-upload", epc, antenna).Expect(t, 409, "onboarding_closed")
+		h.Do("DELETE", task+"/documents/"+u.id(), epc, nil).Expect(t, 409, "onboarding_closed")
+		h.Do("GET", task+"/documents/"+u.id()+"/download", epc, nil).Expect(t, 200, "") // readable
+		entries, _, err := e.ob.AuditTrail(ctx, platformActor, e.id, onboarding.AuditFilter{ActionPrefix: "document.", Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		actions := map[string]int{}
+		for _, en := range entries {
+			actions[en.Action]++
+		}
+		// Every pending upload is discarded, also those whose URL expired.
+		if actions["document.upload_started"] != 22 || actions["document.finalized"] != 1 || actions["document.discarded"] != 21 {
+			t.Fatalf("audit %v", actions)
+		}
+	})
+}
