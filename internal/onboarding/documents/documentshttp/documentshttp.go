@@ -45,7 +45,7 @@ func (h handler) taskDocuments(ctx context.Context, t onboarding.Task) (*httpapi
 	if err != nil {
 		return nil, err
 	}
-	out := TaskDocuments{OnboardingID: t.Onboarding.ID, Role: string(t.Role), Documents: make([]Document, len(docs))}
+	out := TaskDocuments{OnboardingID: t.Onboarding.ID, Role: string(t.Role), Documents: make([]TaskDocument, len(docs))}
 	for i, d := range docs {
 		out.Documents[i] = toDocument(d)
 	}
@@ -66,7 +66,7 @@ type taskPresignInput struct {
 	OnboardingID string `path:"onboarding_id"`
 	Role         string `query:"role" doc:"The task role to act as, when the caller holds several on the onboarding."`
 	PreviewRole  string `header:"X-Onboarding-Preview-Role" doc:"Platform and organisation users: act as this task role (mutations need onboarding.write)."`
-	Body         UploadRequest
+	Body         TaskDocumentUploadRequest
 }
 
 type taskDocumentInput struct {
@@ -78,7 +78,7 @@ type taskDocumentInput struct {
 
 type presignInput struct {
 	OnboardingID string `path:"onboarding_id" doc:"A malformed id is 404."`
-	Body         ManagerUploadRequest
+	Body         OnboardingDocumentUploadRequest
 }
 
 type documentInput struct {
@@ -97,14 +97,14 @@ type listInput struct {
 }
 
 type taskUploadOutput struct {
-	Body Upload
+	Body TaskDocumentUpload
 }
 
 type uploadOutput struct {
-	Body ManagerUpload
+	Body OnboardingDocumentUpload
 }
 
-func (r UploadRequest) request() documents.UploadRequest {
+func (r TaskDocumentUploadRequest) request() documents.UploadRequest {
 	return documents.UploadRequest{DocumentType: r.DocumentType, Filename: r.Filename, ContentType: r.ContentType, SizeBytes: r.SizeBytes,
 		GateDefinitionID: r.GateDefinitionID, ReplacesDocumentID: r.ReplacesDocumentID}
 }
@@ -164,7 +164,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service)
 		Description: "A presigned GET address valid 5 minutes; it answers the file as an attachment (Content-Disposition filename*). " +
 			taskNotVisible + " " + docNotVisible + " Also 404 for a pending document.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, httpapi.TaskOr(auth.OnboardingRead), func(ctx context.Context, in *taskDocumentInput) (*httpapi.Output[Download], error) {
+	}, httpapi.TaskOr(auth.OnboardingRead), func(ctx context.Context, in *taskDocumentInput) (*httpapi.Output[DocumentDownload], error) {
 		ctx, t, err := h.task(ctx, in.OnboardingID, in.Role, in.PreviewRole)
 		if err != nil {
 			return nil, err
@@ -173,7 +173,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service)
 		if err != nil {
 			return nil, err
 		}
-		return &httpapi.Output[Download]{Body: Download{DownloadURL: p.URL, ExpiresAt: p.Expires.UTC()}}, nil
+		return &httpapi.Output[DocumentDownload]{Body: DocumentDownload{DownloadURL: p.URL, ExpiresAt: p.Expires.UTC()}}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -212,7 +212,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service)
 		if err != nil {
 			return nil, errs.Within("body.", err)
 		}
-		out := Upload{Document: toDocument(u.Document)}
+		out := TaskDocumentUpload{Document: toDocument(u.Document)}
 		out.UploadURL, out.UploadMethod, out.UploadHeaders, out.ExpiresAt = uploadParts(u.URL)
 		return &taskUploadOutput{Body: out}, nil
 	})
@@ -227,7 +227,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service)
 		Description: "Available documents and pending uploads whose address is still valid, by presign time; superseded versions with " +
 			"include_versions, soft-deleted ones with include_deleted. " + notVisible,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[DocumentList], error) {
+	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[OnboardingDocumentList], error) {
 		ctx, a, err := actor(ctx, "")
 		if err != nil {
 			return nil, err
@@ -237,11 +237,11 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service)
 		if err != nil {
 			return nil, err
 		}
-		out := DocumentList{Documents: make([]ManagerDocument, len(docs)), Total: total, Limit: in.Limit, Offset: in.Offset}
+		out := OnboardingDocumentList{Documents: make([]OnboardingDocument, len(docs)), Total: total, Limit: in.Limit, Offset: in.Offset}
 		for i, d := range docs {
 			out.Documents[i] = toManagerDocument(d)
 		}
-		return &httpapi.Output[DocumentList]{Body: out}, nil
+		return &httpapi.Output[OnboardingDocumentList]{Body: out}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -262,7 +262,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service)
 		if err != nil {
 			return nil, errs.Within("body.", err)
 		}
-		out := ManagerUpload{Document: toManagerDocument(u.Document)}
+		out := OnboardingDocumentUpload{Document: toManagerDocument(u.Document)}
 		out.UploadURL, out.UploadMethod, out.UploadHeaders, out.ExpiresAt = uploadParts(u.URL)
 		return &uploadOutput{Body: out}, nil
 	})
@@ -273,7 +273,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service)
 		Summary:     "Finalize an uploaded document of an onboarding",
 		Description: "Marks a pending upload available once its bytes are at the presigned address; answers the document. " + finalizeRules + " " + notVisible + " 404 document_not_found when the document is unknown or deleted. " + closed,
 		Errors:      []int{http.StatusNotFound, http.StatusConflict},
-	}, write, func(ctx context.Context, in *documentInput) (*httpapi.Output[ManagerDocument], error) {
+	}, write, func(ctx context.Context, in *documentInput) (*httpapi.Output[OnboardingDocument], error) {
 		ctx, a, err := actor(ctx, "")
 		if err != nil {
 			return nil, err
@@ -282,7 +282,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service)
 		if err != nil {
 			return nil, err
 		}
-		return &httpapi.Output[ManagerDocument]{Body: toManagerDocument(d)}, nil
+		return &httpapi.Output[OnboardingDocument]{Body: toManagerDocument(d)}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -292,7 +292,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service)
 		Description: "A presigned GET address valid 5 minutes, also for superseded versions. " + notVisible +
 			" 404 document_not_found when the document is unknown, deleted or pending.",
 		Errors: []int{http.StatusNotFound},
-	}, read, func(ctx context.Context, in *documentInput) (*httpapi.Output[Download], error) {
+	}, read, func(ctx context.Context, in *documentInput) (*httpapi.Output[DocumentDownload], error) {
 		ctx, a, err := actor(ctx, "")
 		if err != nil {
 			return nil, err
@@ -301,7 +301,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service)
 		if err != nil {
 			return nil, err
 		}
-		return &httpapi.Output[Download]{Body: Download{DownloadURL: p.URL, ExpiresAt: p.Expires.UTC()}}, nil
+		return &httpapi.Output[DocumentDownload]{Body: DocumentDownload{DownloadURL: p.URL, ExpiresAt: p.Expires.UTC()}}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
