@@ -3,6 +3,8 @@ package documents_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,34 +23,76 @@ import (
 var platform = onboarding.Actor{Kind: onboarding.ActorUser, ID: "u-p", Name: "Paula Platform", OrganizationID: auth.PlatformOrganization,
 	Role: onboarding.RolePlatformOnboarding}
 
+// fixture registers acme's asset bess-1 with a workflow and returns the
+// services, the embedded object store and the clocks.
+func fixture(t *testing.T, b store.Backend) (*documents.Service, *onboarding.Service, onboarding.Onboarding, *embedded.Store, *clock.Manual, *clock.Manual) {
+	t.Helper()
+	ctx := context.Background()
+	clk, sec := clock.NewManual(testkit.Start), clock.NewManual(testkit.SecurityStart)
+	if err := identity.NewDirectory(b.Directory(), clk, "http://atcp.test").EnsureOrganization(ctx, "acme", "Acme"); err != nil {
+		t.Fatal(err)
+	}
+	registry := assets.NewService(b.Assets(), clk)
+	a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
+	it := assets.FullControl
+	a.IntegrationType = &it
+	if err := registry.EnsureAsset(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	objects, err := embedded.Open(t.TempDir(), "http://atcp.test", sec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { objects.Close() })
+	obs := onboarding.NewService(b.Onboardings(), registry, clk)
+	svc := documents.NewService(b.OnboardingDocuments(), obs, objects, clk, sec)
+	ob, err := obs.Create(ctx, platform, onboarding.CreateRequest{AssetID: "bess-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, obs, ob, objects, clk, sec
+}
+
+// TestConcurrentPresigns: the 20 pending uploads of a workflow are counted
+// under its lock, also when requests race.
+func TestConcurrentPresigns(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		svc, _, ob, _, _, _ := fixture(t, b)
+		const n = documents.MaxPendingUploads + 6
+		results := make(chan error, n)
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				_, err := svc.Presign(context.Background(), platform, ob.ID, documents.UploadRequest{DocumentType: "installation_photo_antenna",
+					GateDefinitionID: "fc_installation", Filename: "a.jpg", ContentType: documents.JPEG, SizeBytes: 10})
+				results <- err
+			})
+		}
+		wg.Wait()
+		close(results)
+		ok := 0
+		for err := range results {
+			var e *errs.Error
+			switch {
+			case err == nil:
+				ok++
+			case !errors.As(err, &e) || e.Code != documents.CodePendingUploadLimit:
+				t.Errorf("presign: %v", err)
+			}
+		}
+		if ok != documents.MaxPendingUploads {
+			t.Fatalf("%d presigns succeeded, want %d", ok, documents.MaxPendingUploads)
+		}
+	})
+}
+
 // TestHousekeep: the job removes the objects of documents deleted 30 days
 // before and of abandoned uploads a day after their presign, and keeps
 // the rows with object_removed_at.
 func TestHousekeep(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		ctx := context.Background()
-		clk, sec := clock.NewManual(testkit.Start), clock.NewManual(testkit.SecurityStart)
-		if err := identity.NewDirectory(b.Directory(), clk, "http://atcp.test").EnsureOrganization(ctx, "acme", "Acme"); err != nil {
-			t.Fatal(err)
-		}
-		registry := assets.NewService(b.Assets(), clk)
-		a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
-		it := assets.FullControl
-		a.IntegrationType = &it
-		if err := registry.EnsureAsset(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-		objects, err := embedded.Open(t.TempDir(), "http://atcp.test", sec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer objects.Close()
-		obs := onboarding.NewService(b.Onboardings(), registry, clk)
-		svc := documents.NewService(b.OnboardingDocuments(), obs, objects, clk, sec)
-		ob, err := obs.Create(ctx, platform, onboarding.CreateRequest{AssetID: "bess-1"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		svc, _, ob, objects, clk, sec := fixture(t, b)
 		pdf := []byte("%PDF-1.7\n%%EOF\n")
 		up := func(typ, gate string, finalize bool) documents.Document {
 			t.Helper()
