@@ -49,6 +49,8 @@ import (
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/branding"
 	"atcp/internal/onboarding/branding/brandinghttp"
+	"atcp/internal/onboarding/documents"
+	"atcp/internal/onboarding/documents/documentshttp"
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/pools"
@@ -130,6 +132,9 @@ type App struct {
 	// Branding is the organisations' onboarding branding; its Resolve
 	// gives the onboarding e-mails theirs.
 	Branding *branding.Service
+	// Documents keeps the onboarding documents (the "documents"
+	// requirement of gates, the cancel hook dropping pending uploads).
+	Documents *documents.Service
 
 	workers *worker.Runner
 
@@ -218,6 +223,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Onboarding = onboarding.NewService(a.Store.Onboardings(), a.Assets, a.Clock)
 	// While a workflow is in progress it alone moves its asset's status.
 	a.Assets.SetStatusOwner(a.Onboarding)
+	a.Documents = documents.NewService(a.Store.OnboardingDocuments(), a.Onboarding, a.Objects, a.Clock, a.Security)
 	a.Portfolio = portfolio.NewService(a.Store.CoverSteps(), a.Assets, a.Clock)
 	a.AFRRReports = afrrreport.NewService(a.Store.AFRRDispatchEvents(), a.Assets, a.Store.Bids(), a.Clock)
 
@@ -256,6 +262,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 		return nil, err
 	}
 	jobs = append(jobs, coverJobs...)
+	jobs = append(jobs, a.documentJobs()...)
 	a.faultHandling(cfg)
 	if cfg.Simulate {
 		if a.Control, err = a.controlLoop(data); err != nil {
@@ -307,6 +314,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	afrrreporthttp.Register(a.Server, a.AFRRReports)
 	poolshttp.Register(a.Server, a.Pools)
 	onboardinghttp.Register(a.Server, a.Onboarding, a.Assets, a.Clock)
+	documentshttp.Register(a.Server, a.Documents, a.Onboarding)
 	settlementhttp.Register(a.Server, settlement.NewService(settlement.Deps{Store: a.Store.Settlements(), Assets: a.Assets,
 		Organizations: a.Store.Directory(), Clock: a.Clock, Rule: settlement.NewRule(cfg.SettlementFinalLag)}))
 	a.registerNominations()

@@ -176,6 +176,7 @@ type fuzzServer struct {
 	// onboardingGates maps the last path segment of a gate transition
 	// to the [onboarding_id, gate_id] it is valid on; "" is the default.
 	onboardingGates       map[string][2]string
+	document              string // a pending document of the default workflow
 	integrations, secrets [2]string
 	admin, member         string
 	tokensAt              time.Time
@@ -420,6 +421,8 @@ func (s *fuzzServer) pathValue(path, name string, n uint8) (string, bool) {
 			return ids[0], true
 		}
 		return ids[1], true
+	case "document_id":
+		return s.document, true
 	case "organization_id":
 		return fuzzOrg, true
 	case "tso":
@@ -766,6 +769,14 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 		workflows["reopen"], workflows["pass"], workflows["request-changes"], workflows["unblock"] = gate(0), gate(1), gate(1), gate(2)
 	}
 	s.onboardingGates = workflows
+	var upload struct {
+		Document struct {
+			ID string `json:"id"`
+		} `json:"document"`
+	}
+	s.must(tb, "POST", "/v1/onboardings/"+workflows[""][0]+"/documents/presigned-upload", admin, `{"document_type":"installation_photo_mdevice",
+		"filename":"fixture.jpg","content_type":"image/jpeg","size_bytes":1000,"gate_definition_id":"fc_installation"}`, &upload)
+	s.document = upload.Document.ID
 	s.must(tb, "POST", "/v1/pools?organization_id="+fuzzOrg, admin, `{"pool_id":"`+fuzzPool+`","list_asset_ids":["`+fuzzAssetA+`","`+fuzzAssetB+`"]}`, nil)
 
 	// Integration 0 has two secrets (the most it may have), so that one
@@ -908,6 +919,12 @@ var fuzzExamples = map[string]struct {
 	"block-onboarding-gate":           {0, `{"reason":"waiting for the DSO"}`},
 	"unblock-onboarding-gate":         {0, ""},
 	"reopen-onboarding-gate":          {0, `{"note":"again"}`},
+	"presign-onboarding-document": {0, `{"document_type":"installation_photo_antenna","filename":"Antenne 1.jpg","content_type":"image/jpeg",
+		"size_bytes":2000,"gate_definition_id":"fc_installation"}`},
+	// The task endpoints answer the fixtures' callers (no contact role, no
+	// preview header) 404, and finalizing needs an uploaded object: their
+	// seeds are fuzzed from nothing.
+	"delete-onboarding-document": {0, ""},
 
 	"create-pool":  {variantMember, `{"pool_id":"fuzz-new","list_asset_ids":["fuzz-c"],"allow_internal_collateralisation":true}`},
 	"replace-pool": {variantMember, `{"list_asset_ids":["fuzz-b","fuzz-c"],"allow_internal_collateralisation":true}`},
