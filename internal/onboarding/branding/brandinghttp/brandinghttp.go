@@ -29,12 +29,12 @@ type EmailTemplates struct {
 
 // Branding is the wire form of a branding; a member never set is null.
 type Branding struct {
-	DisplayName              *string    `json:"display_name" doc:"Sender name of the onboarding e-mails and title of the task pages."`
-	PrimaryColor             *string    `json:"primary_color" doc:"#rrggbb."`
-	SupportEmail             *string    `json:"support_email" doc:"Reply-To of the onboarding e-mails."`
-	LogoURL                  *string    `json:"logo_url" doc:"https URL of the logo on the task pages."`
-	EmailBannerURL           *string    `json:"email_banner_url" doc:"A download URL of the e-mail banner for previews, valid 5 minutes; null without a banner. In e-mails the banner is an inline part."`
-	MagicLinkDefaultLanguage *string    `json:"magic_link_default_language" enum:"de,en" doc:"Language of an e-mail when neither the link nor the contact names one."`
+	DisplayName              *string         `json:"display_name" doc:"Sender name of the onboarding e-mails and title of the task pages."`
+	PrimaryColor             *string         `json:"primary_color" doc:"#rrggbb."`
+	SupportEmail             *string         `json:"support_email" doc:"Reply-To of the onboarding e-mails."`
+	LogoURL                  *string         `json:"logo_url" doc:"https URL of the logo on the task pages."`
+	EmailBannerURL           *string         `json:"email_banner_url" doc:"A download URL of the e-mail banner for previews, valid 5 minutes; null without a banner. In e-mails the banner is an inline part."`
+	MagicLinkDefaultLanguage *string         `json:"magic_link_default_language" enum:"de,en" doc:"Language of an e-mail when neither the link nor the contact names one."`
 	MagicLinkEmailTemplates  *EmailTemplates `json:"magic_link_email_templates" doc:"Subject and introduction overrides by language."`
 }
 
@@ -52,13 +52,13 @@ type Read struct {
 
 // SettingsRequest is the body of PUT: the whole branding but the banner.
 type SettingsRequest struct {
-	DisplayName              string     `json:"display_name" minLength:"1" maxLength:"100" doc:"Sender name of the onboarding e-mails; not blank."`
-	PrimaryColor             string     `json:"primary_color" pattern:"^#[0-9a-fA-F]{6}$" doc:"#rrggbb."`
-	SupportEmail             string     `json:"support_email" maxLength:"254" doc:"A bare address (onboarding@example.com); Reply-To of the onboarding e-mails."`
-	LogoURL                  *string    `json:"logo_url,omitempty" maxLength:"2048" required:"false" doc:"https URL without credentials; absent or null: none."`
-	MagicLinkDefaultLanguage *string    `json:"magic_link_default_language,omitempty" enum:"de,en" required:"false" doc:"Default de."`
+	DisplayName              string          `json:"display_name" minLength:"1" maxLength:"100" doc:"Sender name of the onboarding e-mails; not blank."`
+	PrimaryColor             string          `json:"primary_color" pattern:"^#[0-9a-fA-F]{6}$" doc:"#rrggbb."`
+	SupportEmail             string          `json:"support_email" maxLength:"254" doc:"A bare address (onboarding@example.com); Reply-To of the onboarding e-mails."`
+	LogoURL                  *string         `json:"logo_url,omitempty" maxLength:"2048" required:"false" doc:"https URL without credentials; absent or null: none."`
+	MagicLinkDefaultLanguage *string         `json:"magic_link_default_language,omitempty" enum:"de,en" required:"false" doc:"Default de."`
 	MagicLinkEmailTemplates  *EmailTemplates `json:"magic_link_email_templates,omitempty" required:"false" doc:"Absent or null: the built-in texts."`
-	EmailBannerURL           any        `json:"email_banner_url,omitempty" readOnly:"true" required:"false" doc:"Response only; ignored on input (the banner has its own endpoint)."`
+	EmailBannerURL           any             `json:"email_banner_url,omitempty" readOnly:"true" required:"false" doc:"Response only; ignored on input (the banner has its own endpoint)."`
 }
 
 func (r SettingsRequest) settings() branding.Settings {
