@@ -24,7 +24,9 @@ import (
 	"atcp/internal/markets/bids"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/branding"
+	"atcp/internal/onboarding/comments"
 	"atcp/internal/onboarding/magic"
+	"atcp/internal/onboarding/prequal"
 	"atcp/internal/pools"
 	"atcp/internal/portfolio"
 	"atcp/internal/reporting/afrrreport"
@@ -73,6 +75,8 @@ type Backend interface {
 	Onboardings() onboarding.Store
 	OnboardingMagic() magic.Store
 	OnboardingBranding() branding.Store
+	OnboardingComments() comments.Store
+	OnboardingPrequalifications() prequal.Store
 }
 
 var (
