@@ -240,8 +240,13 @@ func (s *Service) post(ctx context.Context, actor onboarding.Actor, ob onboardin
 	if err := v.Err(); err != nil {
 		return Comment{}, err
 	}
+	// A version 7 id orders the comments of one platform instant as posted.
+	id, err := uuid.NewV7()
+	if err != nil {
+		return Comment{}, err
+	}
 	c := Comment{
-		ID: uuid.NewString(), OrganizationID: ob.OrganizationID, OnboardingID: ob.ID, GateID: r.GateID, Body: r.Body, Visibility: vis,
+		ID: id.String(), OrganizationID: ob.OrganizationID, OnboardingID: ob.ID, GateID: r.GateID, Body: r.Body, Visibility: vis,
 		AuthorKind: actor.Kind, AuthorID: actor.ID, AuthorName: actor.Name, AuthorRole: actor.Role,
 		CreatedAt: s.clk.Now().UTC().Truncate(time.Microsecond),
 	}
