@@ -201,8 +201,13 @@ func (s *Service) Create(ctx context.Context, actor onboarding.Actor, onboarding
 		if err != nil {
 			return err
 		}
+		// A version 7 id orders the prequalifications of one platform instant as recorded.
+		id, err := uuid.NewV7()
+		if err != nil {
+			return err
+		}
 		now := s.now()
-		p = Prequalification{ID: uuid.NewString(), OrganizationID: ob.OrganizationID, OnboardingID: ob.ID, Product: Product(r.Product),
+		p = Prequalification{ID: id.String(), OrganizationID: ob.OrganizationID, OnboardingID: ob.ID, Product: Product(r.Product),
 			RequestedMW: r.RequestedMW, SubmittedOn: calendar.DayOf(now), TSOReference: r.TSOReference, Status: Submitted,
 			RecordedBy: actor.Name, CreatedAt: now, UpdatedAt: now}
 		if r.SubmittedOn != nil {
