@@ -10,7 +10,9 @@ import (
 
 type oneCert string
 
-func (c oneCert) Exists(_ context.Context, _, _, id string) (bool, error) { return id == string(c), nil }
+func (c oneCert) Exists(_ context.Context, _, _, id string) (bool, error) {
+	return id == string(c), nil
+}
 
 func TestCheckResult(t *testing.T) {
 	const cert = "0193a5c2-aaaa-7000-8000-000000000001"
