@@ -2,8 +2,11 @@ package store_test
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"atcp/internal/assets"
 	"atcp/internal/auth"
@@ -12,6 +15,7 @@ import (
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/comments"
 	"atcp/internal/onboarding/prequal"
+	"atcp/internal/onboarding/reminders"
 	"atcp/internal/store"
 	"atcp/internal/testkit"
 )
@@ -156,6 +160,88 @@ func TestOnboardingPrequalificationOnePerProduct(t *testing.T) {
 		}
 		if err := b.OnboardingPrequalifications().Insert(ctx, dup); err != nil {
 			t.Fatalf("insert after withdrawal: %v", err)
+		}
+	})
+}
+
+// everyone finds one contact of every role asked for.
+type everyone struct{}
+
+func (everyone) ForGate(_ context.Context, _ onboarding.Onboarding, _ onboarding.Gate, roles []onboarding.TaskRole) ([]reminders.Recipient, error) {
+	out := make([]reminders.Recipient, len(roles))
+	for i, r := range roles {
+		out[i] = reminders.Recipient{Role: r, ContactID: "c-" + string(r), Name: "Contact " + string(r)}
+	}
+	return out, nil
+}
+
+// The job records each due point once, also when two runs race; the
+// policy and the manual reminders are kept.
+func TestOnboardingReminderStore(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		svc, _, ob := flowFixture(t, b)
+		clk := clock.NewManual(testkit.Start)
+		rs := reminders.NewService(reminders.Deps{Core: svc, Store: b.OnboardingReminders(), Recipients: everyone{}, Clock: clk})
+		p, _, _, err := rs.List(ctx, obAcme, ob.ID, "", 10, 0)
+		if err != nil || !slices.Equal(p.DaysBefore, []int{7, 1}) || !p.Enabled {
+			t.Fatalf("default policy %+v %v", p, err)
+		}
+		// The RfI gate's deadline is 14 days after the start: its 7-day point.
+		rfi := ob.Gates[0]
+		due := rfi.Deadline.AddDays(-7).Local(9, 0)
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() {
+				if err := rs.Run(ctx, due); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		_, list, total, err := rs.List(ctx, obAcme, ob.ID, "", 10, 0)
+		if err != nil || total != 1 || list[0].GateID != rfi.ID || list[0].Kind != reminders.BeforeDeadline ||
+			list[0].DueOn != rfi.Deadline.AddDays(-7) || len(list[0].Recipients) != 1 || list[0].Recipients[0].Role != onboarding.RoleAssetOwner ||
+			list[0].Delivery != reminders.NotSent || list[0].CreatedBy != "system" {
+			t.Fatalf("after the runs %d %+v %v", total, list, err)
+		}
+		// Overdue the day after: to the owner and the managers.
+		if err := rs.Run(ctx, rfi.Deadline.AddDays(1).Local(0, 30)); err != nil {
+			t.Fatal(err)
+		}
+		_, list, _, _ = rs.List(ctx, obAcme, ob.ID, rfi.ID, 10, 0)
+		if len(list) != 2 || list[0].Kind != reminders.Overdue || len(list[0].Recipients) != 2 {
+			t.Fatalf("overdue %+v", list)
+		}
+
+		// Policy.
+		np := reminders.Policy{DaysBefore: []int{3}, OverdueEveryDays: 2, MaxOverdueReminders: 1, Enabled: true}
+		if _, err := rs.SetPolicy(ctx, obAcme, ob.ID, np); err != nil {
+			t.Fatal(err)
+		}
+		if p, _, _, _ := rs.List(ctx, obPlatform, ob.ID, "", 10, 0); !slices.Equal(p.DaysBefore, []int{3}) || p.MaxOverdueReminders != 1 {
+			t.Fatalf("policy %+v", p)
+		}
+		if _, err := b.OnboardingReminders().Policy(ctx, auth.Visibility{OrganizationID: "beta"}, ob.ID); !obCode(err, errs.NotFound, "onboarding_not_found") {
+			t.Fatalf("beta reads the policy: %v", err)
+		}
+
+		// Manual: once an hour per gate.
+		dpl := ob.Gates[1]
+		r, err := rs.Remind(ctx, obAcme, ob.ID, dpl.ID, "please")
+		if err != nil || r.Kind != reminders.Manual || r.Message != "please" || r.Recipients[0].Role != onboarding.RoleEMSProvider {
+			t.Fatalf("manual %+v %v", r, err)
+		}
+		var rl *reminders.RateLimitedError
+		if _, err := rs.Remind(ctx, obAcme, ob.ID, dpl.ID, ""); !errors.As(err, &rl) || rl.RetryAfter != time.Hour {
+			t.Fatalf("second manual: %v", err)
+		}
+		clk.Advance(time.Hour)
+		if _, err := rs.Remind(ctx, obAcme, ob.ID, dpl.ID, ""); err != nil {
+			t.Fatalf("an hour later: %v", err)
+		}
+		if l, err := b.OnboardingReminders().List(ctx, auth.Visibility{OrganizationID: "beta"}, ob.ID, ""); err != nil || len(l) != 0 {
+			t.Fatalf("beta's store read %+v %v", l, err)
 		}
 	})
 }

@@ -27,6 +27,7 @@ import (
 	"atcp/internal/onboarding/comments"
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/onboarding/prequal"
+	"atcp/internal/onboarding/reminders"
 	"atcp/internal/pools"
 	"atcp/internal/portfolio"
 	"atcp/internal/reporting/afrrreport"
@@ -77,6 +78,7 @@ type Backend interface {
 	OnboardingBranding() branding.Store
 	OnboardingComments() comments.Store
 	OnboardingPrequalifications() prequal.Store
+	OnboardingReminders() reminders.Store
 }
 
 var (

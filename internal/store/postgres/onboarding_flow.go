@@ -8,8 +8,10 @@ import (
 
 	"atcp/internal/auth"
 	"atcp/internal/errs"
+	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/comments"
 	"atcp/internal/onboarding/prequal"
+	"atcp/internal/onboarding/reminders"
 	"atcp/internal/store/sqlutil"
 )
 
@@ -113,4 +115,79 @@ func (s prequalStore) Update(ctx context.Context, p prequal.Prequalification) (e
 		return prequalNotFound(p.ID)
 	}
 	return nil
+}
+
+// OnboardingReminders returns the reminder store; the partial unique
+// index onboarding_reminders_due records an automatic reminder once.
+func (db *DB) OnboardingReminders() reminders.Store { return reminderStore{db} }
+
+type reminderStore struct{ db *DB }
+
+func (s reminderStore) Policy(ctx context.Context, v auth.Visibility, onboardingID string) (_ reminders.Policy, err error) {
+	defer sqlutil.Wrap(&err, "onboarding reminders: policy")
+	if !onboarding.ValidID(onboardingID) {
+		return reminders.Policy{}, onboardingNotFound(onboardingID)
+	}
+	var text string
+	err = s.db.conn(ctx).QueryRow(ctx, `SELECT reminder_policy_json FROM onboardings WHERE ($1 OR organization_id = $2) AND onboarding_id = $3`,
+		v.All, v.OrganizationID, onboardingID).Scan(&text)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return reminders.Policy{}, onboardingNotFound(onboardingID)
+	}
+	if err != nil {
+		return reminders.Policy{}, err
+	}
+	return sqlutil.ParsePolicy(text)
+}
+
+func (s reminderStore) SetPolicy(ctx context.Context, organizationID, onboardingID string, p reminders.Policy) (err error) {
+	defer sqlutil.Wrap(&err, "onboarding reminders: set policy")
+	text, err := sqlutil.PolicyJSON(p)
+	if err != nil {
+		return err
+	}
+	tag, err := s.db.conn(ctx).Exec(ctx, `UPDATE onboardings SET reminder_policy_json = $1 WHERE organization_id = $2 AND onboarding_id = $3`,
+		text, organizationID, onboardingID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return onboardingNotFound(onboardingID)
+	}
+	return nil
+}
+
+func (s reminderStore) Insert(ctx context.Context, r reminders.Reminder) (_ bool, err error) {
+	defer sqlutil.Wrap(&err, "onboarding reminders: insert")
+	vals, err := sqlutil.ReminderValues(r, sqlutil.PostgresInstants)
+	if err != nil {
+		return false, err
+	}
+	tag, err := s.db.conn(ctx).Exec(ctx, `INSERT INTO onboarding_reminders (`+sqlutil.ReminderList+`) VALUES (`+
+		sqlutil.Placeholders(len(sqlutil.ReminderColumns), 1, dollar)+`) ON CONFLICT DO NOTHING`, vals...)
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+func (s reminderStore) List(ctx context.Context, v auth.Visibility, onboardingID, gateID string) (_ []reminders.Reminder, err error) {
+	defer sqlutil.Wrap(&err, "onboarding reminders: list")
+	rows, err := s.db.conn(ctx).Query(ctx, `SELECT `+sqlutil.ReminderList+` FROM onboarding_reminders
+		WHERE ($1 OR organization_id = $2) AND onboarding_id = $3 AND ($4 = '' OR gate_id = $4)
+		ORDER BY enqueued_at DESC, reminder_id DESC`, v.All, v.OrganizationID, onboardingID, gateID)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (reminders.Reminder, error) {
+		dest, get := sqlutil.ReminderScan(sqlutil.PostgresInstants)
+		if err := row.Scan(dest...); err != nil {
+			return reminders.Reminder{}, err
+		}
+		return get()
+	})
+	if out == nil {
+		out = []reminders.Reminder{}
+	}
+	return out, err
 }

@@ -9,6 +9,7 @@ import (
 	"atcp/internal/errs"
 	"atcp/internal/onboarding/comments"
 	"atcp/internal/onboarding/prequal"
+	"atcp/internal/onboarding/reminders"
 	"atcp/internal/store/sqlutil"
 )
 
@@ -119,4 +120,83 @@ func (s prequalStore) Update(ctx context.Context, p prequal.Prequalification) (e
 		return err
 	}
 	return nil
+}
+
+// OnboardingReminders returns the reminder store; the partial unique
+// index onboarding_reminders_due records an automatic reminder once.
+func (db *DB) OnboardingReminders() reminders.Store { return reminderStore{db} }
+
+type reminderStore struct{ db *DB }
+
+func (s reminderStore) Policy(ctx context.Context, v auth.Visibility, onboardingID string) (_ reminders.Policy, err error) {
+	defer sqlutil.Wrap(&err, "onboarding reminders: policy")
+	var text string
+	err = s.db.read(ctx).QueryRowContext(ctx, `SELECT reminder_policy_json FROM onboardings WHERE (? OR organization_id = ?) AND onboarding_id = ?`,
+		v.All, v.OrganizationID, onboardingID).Scan(&text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return reminders.Policy{}, onboardingNotFound(onboardingID)
+	}
+	if err != nil {
+		return reminders.Policy{}, err
+	}
+	return sqlutil.ParsePolicy(text)
+}
+
+func (s reminderStore) SetPolicy(ctx context.Context, organizationID, onboardingID string, p reminders.Policy) (err error) {
+	defer sqlutil.Wrap(&err, "onboarding reminders: set policy")
+	text, err := sqlutil.PolicyJSON(p)
+	if err != nil {
+		return err
+	}
+	res, err := s.db.write(ctx).ExecContext(ctx, `UPDATE onboardings SET reminder_policy_json = ? WHERE organization_id = ? AND onboarding_id = ?`,
+		text, organizationID, onboardingID)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err == nil {
+			err = onboardingNotFound(onboardingID)
+		}
+		return err
+	}
+	return nil
+}
+
+func (s reminderStore) Insert(ctx context.Context, r reminders.Reminder) (_ bool, err error) {
+	defer sqlutil.Wrap(&err, "onboarding reminders: insert")
+	vals, err := sqlutil.ReminderValues(r, sqlutil.SQLiteInstants)
+	if err != nil {
+		return false, err
+	}
+	res, err := s.db.write(ctx).ExecContext(ctx, `INSERT INTO onboarding_reminders (`+sqlutil.ReminderList+`) VALUES (`+
+		sqlutil.Placeholders(len(sqlutil.ReminderColumns), 1, question)+`) ON CONFLICT DO NOTHING`, vals...)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+func (s reminderStore) List(ctx context.Context, v auth.Visibility, onboardingID, gateID string) (_ []reminders.Reminder, err error) {
+	defer sqlutil.Wrap(&err, "onboarding reminders: list")
+	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT `+sqlutil.ReminderList+` FROM onboarding_reminders
+		WHERE (?1 OR organization_id = ?2) AND onboarding_id = ?3 AND (?4 = '' OR gate_id = ?4)
+		ORDER BY enqueued_at DESC, reminder_id DESC`, v.All, v.OrganizationID, onboardingID, gateID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []reminders.Reminder{}
+	for rows.Next() {
+		dest, get := sqlutil.ReminderScan(sqlutil.SQLiteInstants)
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		r, err := get()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }

@@ -1,11 +1,15 @@
 package sqlutil
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"atcp/internal/assets"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/comments"
 	"atcp/internal/onboarding/prequal"
+	"atcp/internal/onboarding/reminders"
 )
 
 // CommentColumns are the onboarding_comments columns in the order of
@@ -79,4 +83,64 @@ func PrequalScan(in Instants) ([]any, func() (prequal.Prequalification, error)) 
 		p.DecidedOn, err = parseDay(decidedOn)
 		return p, err
 	}
+}
+
+// ReminderColumns are the onboarding_reminders columns in the order of
+// ReminderValues and ReminderScan.
+var ReminderColumns = []string{
+	"organization_id", "onboarding_id", "reminder_id", "gate_id", "kind", "due_on", "recipients_json", "message", "delivery_status",
+	"enqueued_at", "created_by",
+}
+
+// ReminderList is ReminderColumns comma-separated.
+var ReminderList = columnList("", ReminderColumns)
+
+// ReminderValues are r's ReminderColumns.
+func ReminderValues(r reminders.Reminder, in Instants) ([]any, error) {
+	to := r.Recipients
+	if to == nil {
+		to = []reminders.Recipient{}
+	}
+	recipients, err := json.Marshal(to)
+	if err != nil {
+		return nil, err
+	}
+	return []any{r.OrganizationID, r.OnboardingID, r.ID, r.GateID, string(r.Kind), r.DueOn.String(), string(recipients), r.Message,
+		string(r.Delivery), in.Encode(&r.EnqueuedAt), r.CreatedBy}, nil
+}
+
+// ReminderScan returns the scan destinations of ReminderColumns and the
+// function building the reminder after the scan.
+func ReminderScan(in Instants) ([]any, func() (reminders.Reminder, error)) {
+	var r reminders.Reminder
+	var kind, due, recipients, delivery string
+	at, getAt := in.Scan()
+	dest := []any{&r.OrganizationID, &r.OnboardingID, &r.ID, &r.GateID, &kind, &due, &recipients, &r.Message, &delivery, at, &r.CreatedBy}
+	return dest, func() (reminders.Reminder, error) {
+		r.Kind, r.Delivery, r.EnqueuedAt = reminders.Kind(kind), reminders.Delivery(delivery), *getAt()
+		if err := json.Unmarshal([]byte(recipients), &r.Recipients); err != nil {
+			return r, fmt.Errorf("reminder recipients: %w", err)
+		}
+		var err error
+		r.DueOn, err = calendar.ParseDay(due)
+		return r, err
+	}
+}
+
+// PolicyJSON is the text of a reminder policy.
+func PolicyJSON(p reminders.Policy) (string, error) {
+	b, err := json.Marshal(p)
+	return string(b), err
+}
+
+// ParsePolicy reads a stored reminder policy; "" is the default one.
+func ParsePolicy(s string) (reminders.Policy, error) {
+	if s == "" {
+		return reminders.DefaultPolicy(), nil
+	}
+	var p reminders.Policy
+	if err := json.Unmarshal([]byte(s), &p); err != nil {
+		return p, fmt.Errorf("reminder policy: %w", err)
+	}
+	return p, nil
 }

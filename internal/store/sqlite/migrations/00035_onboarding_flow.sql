@@ -58,6 +58,7 @@ CREATE TABLE onboarding_reminders (
     due_on          TEXT NOT NULL,
     recipients_json TEXT NOT NULL,
     message         TEXT NOT NULL DEFAULT '',
+    delivery_status TEXT NOT NULL CHECK (delivery_status IN ('enqueued', 'not_sent')),
     enqueued_at     INTEGER NOT NULL,
     created_by      TEXT NOT NULL,
     PRIMARY KEY (organization_id, onboarding_id, reminder_id)
