@@ -64,7 +64,7 @@ func TestBerlinDayOfDue(t *testing.T) {
 		{time.Date(2026, 3, 28, 23, 0, 0, 0, time.UTC), "2026-03-29"},  // 00:00 CET, the day of 23 hours
 		{time.Date(2026, 3, 29, 21, 59, 0, 0, time.UTC), "2026-03-29"}, // 23:59 CEST
 		{time.Date(2026, 3, 29, 22, 0, 0, 0, time.UTC), "2026-03-30"},
-		{time.Date(2026, 10, 24, 22, 0, 0, 0, time.UTC), "2026-10-25"}, // 00:00 CEST, the day of 25 hours
+		{time.Date(2026, 10, 24, 22, 0, 0, 0, time.UTC), "2026-10-25"},  // 00:00 CEST, the day of 25 hours
 		{time.Date(2026, 10, 25, 22, 59, 0, 0, time.UTC), "2026-10-25"}, // 23:59 CET
 		{time.Date(2026, 10, 25, 23, 0, 0, 0, time.UTC), "2026-10-26"},
 	} {
