@@ -176,6 +176,7 @@ type fuzzServer struct {
 	// onboardingGates maps the last path segment of a gate transition
 	// to the [onboarding_id, gate_id] it is valid on; "" is the default.
 	onboardingGates       map[string][2]string
+	prequalification      string // fuzz-o3's fcr prequalification, submitted
 	integrations, secrets [2]string
 	admin, member         string
 	tokensAt              time.Time
@@ -420,6 +421,8 @@ func (s *fuzzServer) pathValue(path, name string, n uint8) (string, bool) {
 			return ids[0], true
 		}
 		return ids[1], true
+	case "prequalification_id":
+		return s.prequalification, true
 	case "organization_id":
 		return fuzzOrg, true
 	case "tso":
@@ -743,7 +746,7 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 	workflows := map[string][2]string{}
 	for _, id := range []string{fuzzAssetO1, fuzzAssetO2, fuzzAssetO3} {
 		s.must(tb, "POST", "/v1/assets", admin, fmt.Sprintf(`{"asset_id":%q,"asset_name":"Fuzz %s","asset_type":"standalone",
-			"location":"Kiel","organisation_id":"fuzz","asset_integration_type":"full_control"}`, id, id), nil)
+			"location":"Kiel","organisation_id":"fuzz","asset_integration_type":"full_control","usable_power_capacity_mw":5,"tso":"50HZ"}`, id, id), nil)
 		if id == fuzzAssetO2 {
 			continue
 		}
@@ -757,6 +760,11 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 		gate := func(i int) [2]string { return [2]string{workflow.OnboardingID, workflow.Gates[i].ID} }
 		if id == fuzzAssetO3 {
 			workflows[""] = gate(0)
+			var p struct {
+				PrequalificationID string `json:"prequalification_id"`
+			}
+			s.must(tb, "POST", "/v1/onboardings/"+workflow.OnboardingID+"/prequalifications", admin, `{"product":"fcr","requested_mw":4}`, &p)
+			s.prequalification = p.PrequalificationID
 			continue
 		}
 		g := "/v1/onboardings/" + workflow.OnboardingID + "/gates/"
@@ -898,16 +906,21 @@ var fuzzExamples = map[string]struct {
 
 	"create-onboarding": {0, `{"asset_id":"fuzz-o2","template_id":"fc_v1","started_on":"2026-02-01","target_hc_date":"2026-06-30",
 		"notes":"n","gate_overrides":{"fc_rfi":{"deadline":"2026-03-01"},"fc_dpl":{"waived":true,"note":"done before"}}}`},
-	"update-onboarding":               {0, `{"target_hc_date":"2026-07-01","notes":"later"}`},
-	"cancel-onboarding":               {0, `{"reason":"sold"}`},
-	"update-onboarding-gate":          {0, `{"deadline":"2026-03-02"}`},
-	"submit-onboarding-gate":          {0, `{"note":"complete"}`},
-	"request-onboarding-gate-changes": {0, `{"note":"add the phone"}`},
-	"pass-onboarding-gate":            {0, `{"note":"fine"}`},
-	"waive-onboarding-gate":           {0, `{"note":"not needed"}`},
-	"block-onboarding-gate":           {0, `{"reason":"waiting for the DSO"}`},
-	"unblock-onboarding-gate":         {0, ""},
-	"reopen-onboarding-gate":          {0, `{"note":"again"}`},
+	"update-onboarding":                         {0, `{"target_hc_date":"2026-07-01","notes":"later"}`},
+	"cancel-onboarding":                         {0, `{"reason":"sold"}`},
+	"update-onboarding-gate":                    {0, `{"deadline":"2026-03-02"}`},
+	"submit-onboarding-gate":                    {0, `{"note":"complete"}`},
+	"request-onboarding-gate-changes":           {0, `{"note":"add the phone"}`},
+	"pass-onboarding-gate":                      {0, `{"note":"fine"}`},
+	"waive-onboarding-gate":                     {0, `{"note":"not needed"}`},
+	"block-onboarding-gate":                     {0, `{"reason":"waiting for the DSO"}`},
+	"unblock-onboarding-gate":                   {0, ""},
+	"reopen-onboarding-gate":                    {0, `{"note":"again"}`},
+	"create-onboarding-comment":                 {0, `{"body":"Please check the antenna photo.","visibility":"internal"}`},
+	"set-onboarding-reminder-policy":            {0, `{"days_before":[7,1],"overdue_every_days":2,"max_overdue_reminders":3,"enabled":true}`},
+	"create-onboarding-prequalification":        {0, `{"product":"afrr_pos","requested_mw":5,"submitted_on":"2026-02-01","tso_reference":"PQ-1"}`},
+	"record-onboarding-prequalification-result": {0, `{"status":"partially_granted","prequalified_mw":3,"decision_note":"ok"}`},
+	"withdraw-onboarding-prequalification":      {0, `{"reason":"recorded wrongly"}`},
 
 	"create-pool":  {variantMember, `{"pool_id":"fuzz-new","list_asset_ids":["fuzz-c"],"allow_internal_collateralisation":true}`},
 	"replace-pool": {variantMember, `{"list_asset_ids":["fuzz-b","fuzz-c"],"allow_internal_collateralisation":true}`},

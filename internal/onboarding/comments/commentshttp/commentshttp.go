@@ -38,16 +38,16 @@ type CommentList struct {
 	Offset   int       `json:"offset"`
 }
 
-// PostRequest is the body of POST …/comments.
-type PostRequest struct {
+// CommentRequest is the body of POST …/comments.
+type CommentRequest struct {
 	Body       string `json:"body" minLength:"1" maxLength:"4000" doc:"Plain text."`
 	GateID     string `json:"gate_id,omitempty" required:"false" doc:"A gate of the onboarding; absent for the onboarding-level thread."`
 	Visibility string `json:"visibility,omitempty" enum:"shared,internal" required:"false" doc:"Default shared; internal is seen by the asset's organisation and the platform only."`
 }
 
-// TaskPostRequest is the body of POST /v1/onboarding-tasks/{id}/comments:
+// TaskCommentRequest is the body of POST /v1/onboarding-tasks/{id}/comments:
 // always shared.
-type TaskPostRequest struct {
+type TaskCommentRequest struct {
 	Body   string `json:"body" minLength:"1" maxLength:"4000" doc:"Plain text."`
 	GateID string `json:"gate_id,omitempty" required:"false" doc:"A gate the role owns or contributes to; absent for the onboarding-level thread."`
 }
@@ -128,7 +128,7 @@ type listInput struct {
 
 type postInput struct {
 	OnboardingID string `path:"onboarding_id" doc:"A malformed id is 404."`
-	Body         PostRequest
+	Body         CommentRequest
 }
 
 type taskListInput struct {
@@ -144,7 +144,7 @@ type taskPostInput struct {
 	OnboardingID string `path:"onboarding_id"`
 	Role         string `query:"role" enum:"asset_owner,epc,ems_provider,tso" doc:"The task role to act as, for a user holding several."`
 	PreviewRole  string `header:"X-Onboarding-Preview-Role" doc:"A user acts as this role (preview; needs onboarding.write)."`
-	Body         TaskPostRequest
+	Body         TaskCommentRequest
 }
 
 type activityInput struct {

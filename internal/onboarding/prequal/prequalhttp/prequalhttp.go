@@ -44,8 +44,8 @@ type PrequalificationList struct {
 	Prequalifications []Prequalification `json:"prequalifications" nullable:"false" doc:"Oldest first."`
 }
 
-// CreateRequest is the body of POST …/prequalifications.
-type CreateRequest struct {
+// PrequalificationRequest is the body of POST …/prequalifications.
+type PrequalificationRequest struct {
 	Product      string  `json:"product" enum:"fcr,afrr_pos,afrr_neg"`
 	RequestedMW  float64 `json:"requested_mw" doc:"MW; above 0 and at most the asset's usable_power_capacity_mw."`
 	TSO          string  `json:"tso,omitempty" enum:"50HZ,TNNT,AMP,TNBW" required:"false" doc:"Default: the asset's."`
@@ -53,8 +53,8 @@ type CreateRequest struct {
 	TSOReference string  `json:"tso_reference,omitempty" maxLength:"100" required:"false"`
 }
 
-// ResultRequest is the body of …/result.
-type ResultRequest struct {
+// PrequalificationResultRequest is the body of …/result.
+type PrequalificationResultRequest struct {
 	Status                string   `json:"status" enum:"granted,partially_granted,rejected"`
 	PrequalifiedMW        *float64 `json:"prequalified_mw,omitempty" required:"false" doc:"MW; required unless rejected: the requested figure when granted, below it when partially granted."`
 	DecidedOn             string   `json:"decided_on,omitempty" format:"date" required:"false" doc:"Default: today in Europe/Berlin."`
@@ -63,8 +63,8 @@ type ResultRequest struct {
 	CertificateDocumentID string   `json:"certificate_document_id,omitempty" required:"false" doc:"A prequalification_certificate document of this onboarding."`
 }
 
-// WithdrawRequest is the body of …/withdraw.
-type WithdrawRequest struct {
+// PrequalificationWithdrawRequest is the body of …/withdraw.
+type PrequalificationWithdrawRequest struct {
 	Reason string `json:"reason" minLength:"1" maxLength:"500"`
 }
 
@@ -115,7 +115,7 @@ type prequalPath struct {
 
 type createInput struct {
 	OnboardingID string `path:"onboarding_id" doc:"A malformed id is 404."`
-	Body         CreateRequest
+	Body         PrequalificationRequest
 }
 
 type createOutput struct {
@@ -126,13 +126,13 @@ type createOutput struct {
 type resultInput struct {
 	OnboardingID       string `path:"onboarding_id"`
 	PrequalificationID string `path:"prequalification_id"`
-	Body               ResultRequest
+	Body               PrequalificationResultRequest
 }
 
 type withdrawInput struct {
 	OnboardingID       string `path:"onboarding_id"`
 	PrequalificationID string `path:"prequalification_id"`
-	Body               WithdrawRequest
+	Body               PrequalificationWithdrawRequest
 }
 
 const (

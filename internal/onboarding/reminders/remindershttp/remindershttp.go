@@ -20,16 +20,16 @@ import (
 	"atcp/internal/onboarding/reminders"
 )
 
-// Policy is a reminder policy on the wire.
-type Policy struct {
+// ReminderPolicy is a reminder policy on the wire.
+type ReminderPolicy struct {
 	DaysBefore          []int `json:"days_before" nullable:"false" maxItems:"5" doc:"Days before a deadline a reminder is due, each 0–60 (0: the deadline's day)."`
 	OverdueEveryDays    int   `json:"overdue_every_days" minimum:"1" maximum:"30" doc:"An overdue gate is reminded from the day after its deadline, then every that many days."`
 	MaxOverdueReminders int   `json:"max_overdue_reminders" minimum:"0" maximum:"20" doc:"At most that many overdue reminders per deadline."`
 	Enabled             bool  `json:"enabled" doc:"false stops the automatic reminders; manual ones go on."`
 }
 
-// Recipient is whom a reminder went to; never an e-mail address.
-type Recipient struct {
+// ReminderRecipient is whom a reminder went to; never an e-mail address.
+type ReminderRecipient struct {
 	Role      string  `json:"role"`
 	ContactID *string `json:"contact_id" doc:"null for the platform's onboarding managers."`
 	Name      *string `json:"name"`
@@ -37,29 +37,29 @@ type Recipient struct {
 
 // Reminder is a reminder on the wire.
 type Reminder struct {
-	ReminderID     string      `json:"reminder_id" format:"uuid"`
-	OnboardingID   string      `json:"onboarding_id" format:"uuid"`
-	GateID         string      `json:"gate_id" format:"uuid"`
-	Kind           string      `json:"kind" enum:"before_deadline,overdue,manual"`
-	DueOn          string      `json:"due_on" format:"date" doc:"The Europe/Berlin day the reminder is for."`
-	Recipients     []Recipient `json:"recipients" nullable:"false"`
-	Message        *string     `json:"message"`
-	EnqueuedAt     time.Time   `json:"enqueued_at"`
-	CreatedByName  string      `json:"created_by_name"`
-	DeliveryStatus string      `json:"delivery_status" enum:"enqueued,not_sent" doc:"not_sent while no mail sender is configured."`
+	ReminderID     string              `json:"reminder_id" format:"uuid"`
+	OnboardingID   string              `json:"onboarding_id" format:"uuid"`
+	GateID         string              `json:"gate_id" format:"uuid"`
+	Kind           string              `json:"kind" enum:"before_deadline,overdue,manual"`
+	DueOn          string              `json:"due_on" format:"date" doc:"The Europe/Berlin day the reminder is for."`
+	Recipients     []ReminderRecipient `json:"recipients" nullable:"false"`
+	Message        *string             `json:"message"`
+	EnqueuedAt     time.Time           `json:"enqueued_at"`
+	CreatedByName  string              `json:"created_by_name"`
+	DeliveryStatus string              `json:"delivery_status" enum:"enqueued,not_sent" doc:"not_sent while no mail sender is configured."`
 }
 
 // ReminderList is the body of GET …/reminders.
 type ReminderList struct {
-	Policy    Policy     `json:"policy"`
-	Reminders []Reminder `json:"reminders" nullable:"false" doc:"Newest first."`
-	Total     int        `json:"total"`
-	Limit     int        `json:"limit"`
-	Offset    int        `json:"offset"`
+	Policy    ReminderPolicy `json:"policy"`
+	Reminders []Reminder     `json:"reminders" nullable:"false" doc:"Newest first."`
+	Total     int            `json:"total"`
+	Limit     int            `json:"limit"`
+	Offset    int            `json:"offset"`
 }
 
-// RemindRequest is the body of …/remind.
-type RemindRequest struct {
+// ReminderRequest is the body of …/remind.
+type ReminderRequest struct {
 	Message string `json:"message,omitempty" maxLength:"2000" required:"false" doc:"Added to the reminder's e-mail."`
 }
 
@@ -70,20 +70,20 @@ func opt(s string) *string {
 	return &s
 }
 
-func toPolicy(p reminders.Policy) Policy {
+func toPolicy(p reminders.Policy) ReminderPolicy {
 	days := p.DaysBefore
 	if days == nil {
 		days = []int{}
 	}
-	return Policy{DaysBefore: days, OverdueEveryDays: p.OverdueEveryDays, MaxOverdueReminders: p.MaxOverdueReminders, Enabled: p.Enabled}
+	return ReminderPolicy{DaysBefore: days, OverdueEveryDays: p.OverdueEveryDays, MaxOverdueReminders: p.MaxOverdueReminders, Enabled: p.Enabled}
 }
 
 func toReminder(r reminders.Reminder) Reminder {
 	out := Reminder{ReminderID: r.ID, OnboardingID: r.OnboardingID, GateID: r.GateID, Kind: string(r.Kind), DueOn: r.DueOn.String(),
-		Recipients: make([]Recipient, len(r.Recipients)), Message: opt(r.Message), EnqueuedAt: r.EnqueuedAt, CreatedByName: r.CreatedBy,
+		Recipients: make([]ReminderRecipient, len(r.Recipients)), Message: opt(r.Message), EnqueuedAt: r.EnqueuedAt, CreatedByName: r.CreatedBy,
 		DeliveryStatus: string(r.Delivery)}
 	for i, t := range r.Recipients {
-		out.Recipients[i] = Recipient{Role: string(t.Role), ContactID: opt(t.ContactID), Name: opt(t.Name)}
+		out.Recipients[i] = ReminderRecipient{Role: string(t.Role), ContactID: opt(t.ContactID), Name: opt(t.Name)}
 	}
 	return out
 }
@@ -97,13 +97,13 @@ type listInput struct {
 
 type policyInput struct {
 	OnboardingID string `path:"onboarding_id" doc:"A malformed id is 404."`
-	Body         Policy
+	Body         ReminderPolicy
 }
 
 type remindInput struct {
 	OnboardingID string `path:"onboarding_id" doc:"A malformed id is 404."`
 	GateID       string `path:"gate_id"`
-	Body         *RemindRequest
+	Body         *ReminderRequest
 }
 
 const (
@@ -114,7 +114,7 @@ const (
 var (
 	sample = Reminder{ReminderID: "0193a5c2-b000-7000-8000-000000000001", OnboardingID: "0193a5c0-1e2f-7a3b-8c4d-5e6f7a8b9c0d",
 		GateID: "0193a5c0-1e2f-7a3b-8c4d-000000000001", Kind: "before_deadline", DueOn: "2026-03-06",
-		Recipients: []Recipient{{Role: "asset_owner", ContactID: opt("0193a5c1-0000-7000-8000-000000000001"), Name: opt("Erika Muster")}},
+		Recipients: []ReminderRecipient{{Role: "asset_owner", ContactID: opt("0193a5c1-0000-7000-8000-000000000001"), Name: opt("Erika Muster")}},
 		EnqueuedAt: time.Date(2026, 3, 5, 23, 0, 0, 0, time.UTC), CreatedByName: "system", DeliveryStatus: "enqueued"}
 	examplePolicy = mustJSON(toPolicy(reminders.DefaultPolicy()))
 	exampleList   = mustJSON(ReminderList{Policy: toPolicy(reminders.DefaultPolicy()), Reminders: []Reminder{sample}, Total: 1, Limit: 100})
@@ -175,7 +175,7 @@ func Register(s *httpapi.Server, svc *reminders.Service) {
 		Description: "Replaces the policy the hourly reminder job applies to the workflow's gates (days on the Europe/Berlin calendar). " +
 			"The change is audited with the old values. " + notVisible + " " + closed + " 422 for a value out of bounds or a day listed twice.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *policyInput) (*httpapi.Output[Policy], error) {
+	}, write, func(ctx context.Context, in *policyInput) (*httpapi.Output[ReminderPolicy], error) {
 		ctx, a, err := actor(ctx)
 		if err != nil {
 			return nil, err
@@ -185,7 +185,7 @@ func Register(s *httpapi.Server, svc *reminders.Service) {
 		if err != nil {
 			return nil, errs.Within("body.", err)
 		}
-		return &httpapi.Output[Policy]{Body: toPolicy(p)}, nil
+		return &httpapi.Output[ReminderPolicy]{Body: toPolicy(p)}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{

@@ -82,9 +82,9 @@ func TestReminders(t *testing.T) {
 		t.Fatal(err)
 	}
 	var l struct {
-		Policy    remindershttp.Policy `json:"policy"`
-		Reminders []map[string]any     `json:"reminders"`
-		Total     int                  `json:"total"`
+		Policy    remindershttp.ReminderPolicy `json:"policy"`
+		Reminders []map[string]any             `json:"reminders"`
+		Total     int                          `json:"total"`
 	}
 	h.Do("GET", base+"/reminders", acmeRO, nil).Expect(t, 200, "").JSON(t, &l)
 	if l.Total != 1 || l.Policy.OverdueEveryDays != 3 || len(l.Policy.DaysBefore) != 2 || l.Reminders[0]["kind"] != "before_deadline" ||
