@@ -213,13 +213,21 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Assets.SetVirtualResolver(a.Segmentation)
 	a.Assets.AddDeletionGuard(a.Segmentation)
 	a.Assets.AddDeletionGuard(bids.DeletionGuard{Store: a.Store.Bids()})
-	a.FCR = fcr.NewService(a.Assets, a.Store.Bids(), a.Clock, fcr.Config{})
-	a.Capacity = afrr.NewCapacityService(a.Assets, a.Store.Bids(), a.Clock)
-	a.Energy = afrr.NewEnergyService(a.Assets, a.Store.Bids(), a.Clock)
-	a.Backup = afrr.NewBackupService(a.Store.BackupMarket(), a.Assets, a.Clock)
+	// The demonstration environment trades assets whatever their
+	// operational status; elsewhere only live assets bid (asset_not_live).
+	var marketOpts []bids.Option
+	if cfg.Demo {
+		marketOpts = append(marketOpts, bids.AllowNotLive())
+	}
+	a.FCR = fcr.NewService(a.Assets, a.Store.Bids(), a.Clock, fcr.Config{}, marketOpts...)
+	a.Capacity = afrr.NewCapacityService(a.Assets, a.Store.Bids(), a.Clock, marketOpts...)
+	a.Energy = afrr.NewEnergyService(a.Assets, a.Store.Bids(), a.Clock, marketOpts...)
+	a.Backup = afrr.NewBackupService(a.Store.BackupMarket(), a.Assets, a.Clock, marketOpts...)
 	a.Restrictions = restrictions.NewService(a.Store.Restrictions(), a.Assets, a.Clock)
 	a.Contacts = contacts.NewService(a.Store.Contacts(), a.Assets, a.Clock)
 	a.Onboarding = onboarding.NewService(a.Store.Onboardings(), a.Assets, a.Clock)
+	// While a workflow is in progress it alone moves its asset's status.
+	a.Assets.SetStatusOwner(a.Onboarding)
 	a.Portfolio = portfolio.NewService(a.Store.CoverSteps(), a.Assets, a.Clock)
 	a.AFRRReports = afrrreport.NewService(a.Store.AFRRDispatchEvents(), a.Assets, a.Store.Bids(), a.Clock)
 

@@ -18,4 +18,8 @@ const (
 	// CodeAssetInUse: deleting an asset a deletion guard reports
 	// commitments of, such as bids or dispatches (409).
 	CodeAssetInUse errs.Code = "asset_in_use"
+	// CodeOnboardingInProgress: changing asset_operational_status through
+	// the asset API while an onboarding workflow of the asset is in
+	// progress; the workflow moves it (409, docs/onboarding.md).
+	CodeOnboardingInProgress errs.Code = "onboarding_in_progress"
 )

@@ -36,6 +36,16 @@ type VirtualResolver interface {
 	VirtualAssets(ctx context.Context, v auth.Visibility, parents []Asset) (map[string][]Asset, error)
 }
 
+// StatusOwner reports the onboarding workflow in progress of an asset,
+// which owns its operational status until it completes or is cancelled
+// (the onboarding area implements it; docs/onboarding.md, section 3).
+// Service.Update consults it under the asset's row lock, with the context
+// of that transaction (its reads join it), and the workflow's creation
+// locks the asset row too, so that the two serialise.
+type StatusOwner interface {
+	OnboardingInProgress(ctx context.Context, assetID string) (onboardingID string, ok bool, err error)
+}
+
 // Service is the asset registry.
 type Service struct {
 	store Store
@@ -46,6 +56,7 @@ type Service struct {
 	mu       sync.RWMutex
 	guards   []DeletionGuard
 	resolver VirtualResolver
+	owner    StatusOwner
 	// deleting serialises deletions: each holds a database connection
 	// while its guards need more, and concurrent deletions must not take
 	// every connection of the pool.
@@ -89,6 +100,20 @@ func (s *Service) SetVirtualResolver(r VirtualResolver) {
 	s.mu.Lock()
 	s.resolver = r
 	s.mu.Unlock()
+}
+
+// SetStatusOwner makes every later update that changes
+// asset_operational_status consult o (nil: no check).
+func (s *Service) SetStatusOwner(o StatusOwner) {
+	s.mu.Lock()
+	s.owner = o
+	s.mu.Unlock()
+}
+
+func (s *Service) statusOwner() StatusOwner {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.owner
 }
 
 func (s *Service) virtualResolver() VirtualResolver {
@@ -263,13 +288,31 @@ func (s *Service) EnsureAsset(ctx context.Context, a Asset) error {
 }
 
 // Update applies a partial update to a visible asset (see Update.Apply).
+// A change of asset_operational_status while an onboarding of the asset is
+// in progress is 409 onboarding_in_progress (see SetStatusOwner).
 func (s *Service) Update(ctx context.Context, v auth.Visibility, assetID string, u Update) (Asset, error) {
 	if !ValidID(assetID) {
 		return Asset{}, notFound(assetID)
 	}
 	now := s.clk.Now()
+	owner := s.statusOwner()
 	defer s.cache.invalidate(assetID)
-	a, err := s.store.Update(ctx, v, assetID, func(cur Asset) (Asset, bool, error) { return u.Apply(cur, now) })
+	a, err := s.store.Update(ctx, v, assetID, func(ctx context.Context, cur Asset) (Asset, bool, error) {
+		next, changed, err := u.Apply(cur, now)
+		if err != nil || owner == nil || next.OperationalStatus == cur.OperationalStatus {
+			return next, changed, err
+		}
+		id, ok, err := owner.OnboardingInProgress(ctx, cur.ID)
+		switch {
+		case err != nil:
+			return cur, false, err
+		case ok:
+			return cur, false, errs.Conflictf(CodeOnboardingInProgress,
+				"the operational status of asset %q is moved by its onboarding %s while that is in progress; cancel the onboarding to change it here",
+				cur.ID, id)
+		}
+		return next, changed, nil
+	})
 	if err != nil {
 		return Asset{}, s.refuseVirtual(ctx, v, assetID, err)
 	}

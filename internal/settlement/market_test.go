@@ -38,6 +38,7 @@ func TestFiguresAgreeWithTheMarketResults(t *testing.T) {
 	}
 	as := assets.NewService(b.Assets(), clk)
 	a := assets.NewAsset("bess", "acme", "bess", "Kiel", assets.Standalone)
+	a.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 	ten := 10.0
 	a.UsablePowerCapacityMW = &ten
 	a.FCREnabled, a.FCRPrequalifiedMW = true, 10

@@ -35,6 +35,7 @@ func bidEnv(t *testing.T, b store.Backend) (*assets.Service, *fcr.Service, *cloc
 	as := assets.NewService(b.Assets(), clk)
 	for id, org := range map[string]string{"bess": "acme", "bess-beta": "beta"} {
 		a := assets.NewAsset(id, org, id, "Kiel", assets.Standalone)
+		a.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 		a.FCREnabled, a.FCRPrequalifiedMW = true, 10
 		if err := as.EnsureAsset(context.Background(), a); err != nil {
 			t.Fatal(err)
@@ -392,6 +393,12 @@ func TestBidStoreClearing(t *testing.T) {
 			t.Fatalf("committed %v %v", counts, err)
 		}
 		as.AddDeletionGuard(bids.DeletionGuard{Store: s})
+		// A live asset is refused for being live; out of service first.
+		for _, id := range []string{"bess", "bess-beta"} {
+			if _, err := as.Update(ctx, assetAdmin, id, assets.Update{OperationalStatus: assets.Some(assets.Maintenance)}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := as.Delete(ctx, assetAcme, "bess"); !isCode(err, "asset_in_use") {
 			t.Fatalf("delete with committed bids: %v", err)
 		}

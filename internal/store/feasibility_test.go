@@ -28,6 +28,7 @@ func TestCrossMarketFeasibilityUnderConcurrency(t *testing.T) {
 		clk := clock.NewManual(testkit.Start)
 		as := assets.NewService(b.Assets(), clk)
 		a := assets.NewAsset("mix", "acme", "mix", "Kiel", assets.Standalone)
+		a.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 		a.FCREnabled, a.AFRREnabled, a.StrictValidation = true, true, true
 		a.FCRPrequalifiedMW, a.AFRRPrequalifiedNegMW = 10, 10
 		a.UsablePowerCapacityMW, a.UsableEnergyCapacityMWh = assetPtr(10.0), assetPtr(20.0)

@@ -228,7 +228,8 @@ func Register(s *httpapi.Server, svc *assets.Service) {
 		Description: "Only the fields present in the body change; an explicit null clears a nullable field and is refused (422) for any other. " +
 			"asset_id and organisation_id (or its alias organization_id) may be sent only with their current values; response-only fields are ignored, " +
 			"so a record read with GET can be sent back. The merged asset is validated as a whole. " +
-			"409 virtual_asset for a virtual asset id: change the parent's segmentation instead.",
+			"409 virtual_asset for a virtual asset id: change the parent's segmentation instead. " +
+			"409 onboarding_in_progress when the update changes asset_operational_status while an onboarding workflow of the asset is in progress (the workflow moves it).",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.AssetWrite), func(ctx context.Context, in *updateInput) (*assetOutput, error) {
 		a, err := svc.Update(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, in.Body.Update.update())

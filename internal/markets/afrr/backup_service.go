@@ -11,6 +11,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/clock"
 	"atcp/internal/errs"
+	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
 )
 
@@ -19,6 +20,9 @@ import (
 type AssetResolver interface {
 	Get(ctx context.Context, v auth.Visibility, assetID string) (assets.Asset, error)
 }
+
+// backupMarket names the backup market in messages.
+const backupMarket = "aFRR backup"
 
 // BackupHistory is how far back override reads reach (document 1, Limits:
 // bid history of the last 30 days).
@@ -30,12 +34,13 @@ type BackupService struct {
 	store  BackupStore
 	assets AssetResolver
 	clk    clock.Clock
+	opts   bids.Options
 }
 
 // NewBackupService returns the backup market on store, resolving assets
-// through resolver.
-func NewBackupService(store BackupStore, resolver AssetResolver, clk clock.Clock) *BackupService {
-	return &BackupService{store: store, assets: resolver, clk: clk}
+// through resolver; opts adjust it to its environment (bids.AllowNotLive).
+func NewBackupService(store BackupStore, resolver AssetResolver, clk clock.Clock, opts ...bids.Option) *BackupService {
+	return &BackupService{store: store, assets: resolver, clk: clk, opts: bids.NewOptions(opts...)}
 }
 
 // OverrideQuery filters an override list; zero values do not filter.
@@ -69,11 +74,17 @@ func (s *BackupService) ListOverrides(ctx context.Context, v auth.Visibility, as
 }
 
 // CreateOverride validates and stores a new override (see NewOverride):
-// 404 for an invisible asset, 422 for invalid input, 409 gate_closed or
-// override_overlaps.
+// 404 for an invisible asset, 409 asset_not_live, 422 for invalid input,
+// 409 gate_closed or override_overlaps.
 func (s *BackupService) CreateOverride(ctx context.Context, v auth.Visibility, assetID string, r OverrideRequest) (Override, error) {
 	a, err := s.assets.Get(ctx, v, assetID)
 	if err != nil {
+		return Override{}, err
+	}
+	// Before the validation, whose capacity cap is the prequalified
+	// ceiling: an asset that is not live is told so, not that its cap
+	// exceeds a prequalification it does not have yet.
+	if err := s.opts.CheckLive(a, backupMarket); err != nil {
 		return Override{}, err
 	}
 	o, err := NewOverride(r, a, s.clk.Now())
@@ -119,10 +130,17 @@ func (s *BackupService) Default(ctx context.Context, v auth.Visibility, assetID,
 // PutDefault sets the default of the asset and product from the first
 // block whose gate is still open; blocks already gated keep the version
 // they had. Overrides are untouched: those that left a value unset pick up
-// the new default because values are resolved when read.
+// the new default because values are resolved when read. An asset that is
+// not live is 409 asset_not_live.
 func (s *BackupService) PutDefault(ctx context.Context, v auth.Visibility, assetID string, r DefaultRequest) (Default, error) {
 	a, err := s.assets.Get(ctx, v, assetID)
 	if err != nil {
+		return Default{}, err
+	}
+	// Before the validation, whose capacity cap is the prequalified
+	// ceiling: an asset that is not live is told so, not that its cap
+	// exceeds a prequalification it does not have yet.
+	if err := s.opts.CheckLive(a, backupMarket); err != nil {
 		return Default{}, err
 	}
 	d, err := NewDefault(r, a, s.clk.Now())

@@ -48,9 +48,10 @@ type CapacityService struct {
 }
 
 // NewCapacityService returns the aFRR capacity market on the asset
-// registry and the bid store.
-func NewCapacityService(a bids.AssetSource, store bids.Store, clk clock.Clock) *CapacityService {
-	return &CapacityService{Engine: bids.NewEngine(CapacityRules(), a, store, clk), assets: a, clk: clk}
+// registry and the bid store; opts adjust the engine to its environment
+// (bids.AllowNotLive).
+func NewCapacityService(a bids.AssetSource, store bids.Store, clk clock.Clock, opts ...bids.Option) *CapacityService {
+	return &CapacityService{Engine: bids.NewEngine(CapacityRules(), a, store, clk, opts...), assets: a, clk: clk}
 }
 
 // CapacityInterval and CapacityIntervalQuery are the engine's tender

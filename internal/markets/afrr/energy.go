@@ -49,9 +49,9 @@ type EnergyService struct {
 }
 
 // NewEnergyService returns the aFRR energy market on the asset registry and
-// bid store.
-func NewEnergyService(a bids.AssetSource, store bids.Store, clk clock.Clock) *EnergyService {
-	return &EnergyService{Engine: bids.NewEngine(EnergyRules(), a, store, clk), assets: a, clk: clk}
+// bid store; opts adjust the engine to its environment (bids.AllowNotLive).
+func NewEnergyService(a bids.AssetSource, store bids.Store, clk clock.Clock, opts ...bids.Option) *EnergyService {
+	return &EnergyService{Engine: bids.NewEngine(EnergyRules(), a, store, clk, opts...), assets: a, clk: clk}
 }
 
 // onePeriod reports at location in v an interval that is a valid run of

@@ -27,3 +27,9 @@ const (
 	// the market's range (422, each named in errors).
 	CodePriceOutOfRange errs.Code = "PRICE_OUT_OF_RANGE"
 )
+
+// CodeAssetNotLive: a bid is submitted or changed to commit more, or an
+// aFRR backup-market default or override is set, for an asset whose
+// asset_operational_status is not live (409; not in the demonstration
+// environment, see AllowNotLive).
+const CodeAssetNotLive errs.Code = "asset_not_live"

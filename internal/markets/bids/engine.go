@@ -37,11 +37,12 @@ type Engine struct {
 	assets AssetSource
 	store  Store
 	clk    clock.Clock
+	opts   Options
 }
 
 // NewEngine returns the engine of the market described by rules.
-func NewEngine(rules Rules, assets AssetSource, store Store, clk clock.Clock) *Engine {
-	return &Engine{rules: rules, assets: assets, store: store, clk: clk}
+func NewEngine(rules Rules, assets AssetSource, store Store, clk clock.Clock, opts ...Option) *Engine {
+	return &Engine{rules: rules, assets: assets, store: store, clk: clk, opts: NewOptions(opts...)}
 }
 
 // Rules returns the market's rules.
@@ -324,7 +325,8 @@ func (e *Engine) ceilingOf(a assets.Asset) func(Product) float64 {
 
 // Submit places the bids of a submission on a visible asset, atomically:
 // either every bid is stored (new ones PENDING) and every bid a REPLACE
-// clears is deleted, or nothing changes.
+// clears is deleted, or nothing changes. An asset that is not live is 409
+// asset_not_live (see CheckLive).
 func (e *Engine) Submit(ctx context.Context, v auth.Visibility, assetID string, sub Submission) (SubmitResult, error) {
 	asset, err := e.biddable(ctx, v, assetID)
 	if err != nil {
@@ -336,6 +338,9 @@ func (e *Engine) Submit(ctx context.Context, v auth.Visibility, assetID string, 
 	}
 	if !e.rules.Enabled(asset) {
 		return SubmitResult{}, e.notEnabled(asset)
+	}
+	if err := e.opts.CheckLive(asset, e.rules.Name); err != nil {
+		return SubmitResult{}, err
 	}
 	now := e.clk.Now().UTC()
 	var warn warnings
@@ -359,6 +364,9 @@ func (e *Engine) Submit(ctx context.Context, v auth.Visibility, assetID string, 
 	err = e.store.ApplyAcross(ctx, v, asset, e.rules.Market, window, othersThan(e.rules.Market), func(a assets.Asset, existing, others []Bid) (Changes, error) {
 		if !e.rules.Enabled(a) {
 			return Changes{}, e.notEnabled(a)
+		}
+		if err := e.opts.CheckLive(a, e.rules.Name); err != nil {
+			return Changes{}, err
 		}
 		res = SubmitResult{Bids: make([]Bid, len(req)), Warnings: slices.Clone(warn)}
 		var ch Changes
@@ -443,7 +451,9 @@ type Change struct {
 // last_edit_attempt (PENDING_RESYNC) for the market to take it; only its
 // power and prices may change. The ceiling does not count the bid's own
 // current power. An asset no longer in the market takes no changes (409
-// market_not_enabled); its PENDING bids can still be deleted. It returns
+// market_not_enabled); its PENDING bids can still be deleted. A change
+// that raises the commitment (more power, another interval) of an asset
+// that is not live is 409 asset_not_live (see CheckLive). It returns
 // the bid as stored and warnings.
 func (e *Engine) Update(ctx context.Context, v auth.Visibility, assetID, bidID string, c Change) (Bid, []string, error) {
 	asset, err := e.biddable(ctx, v, assetID)
@@ -520,6 +530,13 @@ func (e *Engine) Update(ctx context.Context, v auth.Visibility, assetID, bidID s
 		probe := upd
 		probe.OfferedMW = c.OfferedMW
 		raises := !next.Start.Equal(b.Start) || !next.End.Equal(b.End) || c.OfferedMW > b.CommittedMW()
+		if raises {
+			// Lowering a bid or changing its prices commits nothing new,
+			// so it stays possible for an asset that is no longer live.
+			if err := e.opts.CheckLive(a, e.rules.Name); err != nil {
+				return Changes{}, err
+			}
+		}
 		if raises && !a.DisablePQCapacityCheck {
 			if br := CheckCeiling(e.rules.Market, e.ceilingOf(a), existing, []Bid{probe}, map[string]bool{b.ID: true}); len(br) > 0 {
 				return Changes{}, CeilingError(e.rules.CeilingCode, e.rules.Name, br)

@@ -33,6 +33,7 @@ func benchEnv(b *testing.B, backend store.Backend, days int) *fcr.Service {
 	}
 	as := assets.NewService(backend.Assets(), clk)
 	a := assets.NewAsset("bess", "acme", "bess", "Kiel", assets.Standalone)
+	a.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 	a.FCREnabled, a.FCRPrequalifiedMW = true, 1000
 	if err := as.EnsureAsset(ctx, a); err != nil {
 		b.Fatal(err)

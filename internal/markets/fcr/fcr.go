@@ -53,9 +53,10 @@ type Service struct {
 	clk    clock.Clock
 }
 
-// NewService returns the FCR market on the asset registry and bid store.
-func NewService(a bids.AssetSource, store bids.Store, clk clock.Clock, cfg Config) *Service {
-	return &Service{Engine: bids.NewEngine(Rules(cfg), a, store, clk), assets: a, clk: clk}
+// NewService returns the FCR market on the asset registry and bid store;
+// opts adjust the engine to its environment (bids.AllowNotLive).
+func NewService(a bids.AssetSource, store bids.Store, clk clock.Clock, cfg Config, opts ...bids.Option) *Service {
+	return &Service{Engine: bids.NewEngine(Rules(cfg), a, store, clk, opts...), assets: a, clk: clk}
 }
 
 // TenderInterval and IntervalQuery are the engine's, named here for callers.

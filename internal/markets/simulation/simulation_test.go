@@ -44,6 +44,7 @@ func setupAsset(t *testing.T, b store.Backend, configure func(*assets.Asset)) (*
 	}
 	as := assets.NewService(b.Assets(), h.Clock)
 	a := assets.NewAsset("bess-1", "acme", "One", "Leipzig", assets.Standalone)
+	a.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 	configure(&a)
 	if err := as.EnsureAsset(ctx, a); err != nil {
 		t.Fatal(err)

@@ -389,7 +389,7 @@ func TestWithTheServersBidStore(t *testing.T) {
 		timed("POST", "/v1/assets", map[string]any{
 			"asset_id": "bess-1", "asset_name": "Battery", "asset_type": "standalone", "location": "Leipzig",
 			"organisation_id": "acme", "usable_power_capacity_mw": 10, "usable_energy_capacity_mwh": 20,
-			"fcr_enabled": true, "fcr_prequalified_capacity_mw": 10,
+			"fcr_enabled": true, "fcr_prequalified_capacity_mw": 10, "asset_operational_status": "live",
 		}, 201, "")
 		timed("PUT", seg1, body("proportional", segment("a", 0.5), segment("b", 0.5)), 200, "")
 		timed("POST", seg1+"/activate", nil, 200, "")

@@ -64,6 +64,7 @@ func setup(t *testing.T, b store.Backend) env {
 	ten := 10.0
 	for _, a := range []struct{ id, org string }{{"bess", "acme"}, {"bess-afrr", "acme"}, {"idle", "acme"}, {"b-1", "beta"}} {
 		x := assets.NewAsset(a.id, a.org, a.id, "Kiel", assets.Standalone)
+		x.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 		x.UsablePowerCapacityMW = &ten
 		x.FCREnabled, x.FCRPrequalifiedMW = true, 10
 		x.AFRREnabled, x.AFRRPrequalifiedNegMW = true, 10

@@ -177,6 +177,7 @@ func RegisterBackup(s *httpapi.Server, svc *afrr.BackupService) {
 		DefaultStatus: http.StatusCreated,
 		Summary:       "Override the backup-market default for a window",
 		Description: "Replaces the default price and/or capacity cap of one product for [start_time, end_time). " +
+			"409 asset_not_live when asset_operational_status is not live (before the other checks; not in the demonstration environment); " +
 			"409 gate_closed when the 10-second gate before the first block has passed; " +
 			"409 override_overlaps when another override of the product overlaps the window.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
@@ -220,8 +221,9 @@ func RegisterBackup(s *httpapi.Server, svc *afrr.BackupService) {
 		RequestBody: httpapi.RequestExample(exampleDefaultPut), Responses: httpapi.ResponseExample(http.StatusOK, exampleDefault),
 		Summary: "Set the backup-market default of a product",
 		Description: "Applies from the first delivery block whose 10-second gate is still open (effective_from); blocks already " +
-			"gated keep the default they had. Overrides keep their explicit values; those that left a value unset use the new default.",
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity},
+			"gated keep the default they had. Overrides keep their explicit values; those that left a value unset use the new default. " +
+			"409 asset_not_live when asset_operational_status is not live (before the other checks; not in the demonstration environment).",
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.AssetWrite), func(ctx context.Context, in *putDefaultInput) (*defaultOutput, error) {
 		b := in.Body
 		d, err := svc.PutDefault(ctx, httpapi.Principal(ctx).Visibility(), in.AssetID, afrr.DefaultRequest{

@@ -14,6 +14,7 @@ import (
 	"atcp/internal/identity"
 	"atcp/internal/markets/afrr"
 	"atcp/internal/markets/afrr/afrrhttp"
+	"atcp/internal/markets/bids"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/store"
 	"atcp/internal/testkit"
@@ -29,8 +30,9 @@ type env struct {
 }
 
 // setup serves the backup-market endpoints with acme's asset a1
-// (prequalified 4 MW pos, 10 MW neg) and beta's asset b1.
-func setup(t *testing.T, b store.Backend) *env {
+// (prequalified 4 MW pos, 10 MW neg) and beta's asset b1, both live; opts
+// go to the service.
+func setup(t *testing.T, b store.Backend, opts ...bids.Option) *env {
 	t.Helper()
 	h := testkit.NewHarness(t, b)
 	ctx := context.Background()
@@ -43,12 +45,13 @@ func setup(t *testing.T, b store.Backend) *env {
 	as := assets.NewService(b.Assets(), h.Clock)
 	for id, org := range map[string]string{"a1": "acme", "b1": "beta"} {
 		a := assets.NewAsset(id, org, "Battery "+id, "Kiel", assets.Standalone)
+		a.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 		a.AFRRPrequalifiedPosMW, a.AFRRPrequalifiedNegMW = 4, 10
 		if err := as.EnsureAsset(ctx, a); err != nil {
 			t.Fatal(err)
 		}
 	}
-	svc := afrr.NewBackupService(b.BackupMarket(), as, h.Clock)
+	svc := afrr.NewBackupService(b.BackupMarket(), as, h.Clock, opts...)
 	afrrhttp.RegisterBackup(h.Server, svc)
 	e := &env{h: h, svc: svc, assets: as}
 	e.mintTokens()
@@ -131,6 +134,37 @@ func expectInvalid(t *testing.T, r *testkit.Response, want ...string) {
 	if got := locations(t, r); !slices.Equal(got, want) {
 		t.Fatalf("offending fields %v, want %v: %s", got, want, r.Body)
 	}
+}
+
+// TestBackupAssetNotLive: defaults and overrides of an asset that is not
+// live are 409 asset_not_live, before the capacity cap is judged against
+// the prequalification; its overrides can still be cancelled. The
+// demonstration environment's option turns the check off.
+func TestBackupAssetNotLive(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		created := e.create(t, body("neg", 8, 12))
+		if _, err := e.assets.Update(context.Background(), auth.Visibility{OrganizationID: "acme"}, "a1",
+			assets.Update{OperationalStatus: assets.Some(assets.Maintenance)}); err != nil {
+			t.Fatal(err)
+		}
+		e.h.Do("POST", bidsPath, e.acme, body("neg", 16, 20)).Expect(t, 409, "asset_not_live")
+		e.h.Do("POST", bidsPath, e.acme, body("pos", 16, 20, "max_capacity_mw", 50)).Expect(t, 409, "asset_not_live")
+		e.h.Do("PUT", defaultPath, e.acme, map[string]any{"product": "neg", "default_price": 1}).Expect(t, 409, "asset_not_live")
+		e.h.Do("GET", defaultPath+"?product=neg", e.acme, nil).Expect(t, 404, "no_default")
+		e.h.Do("DELETE", bidsPath+"/"+created["id"].(string), e.acme, nil).Expect(t, 204, "")
+		// Another organisation's asset stays invisible.
+		e.h.Do("POST", "/v1/assets/b1/backup_markets/afrr/bids", e.acme, body("neg", 16, 20)).Expect(t, 404, "")
+	})
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b, bids.AllowNotLive())
+		if _, err := e.assets.Update(context.Background(), auth.Visibility{OrganizationID: "acme"}, "a1",
+			assets.Update{OperationalStatus: assets.Some(assets.Onboarding)}); err != nil {
+			t.Fatal(err)
+		}
+		e.create(t, body("neg", 8, 12))
+		e.h.Do("PUT", defaultPath, e.acme, map[string]any{"product": "neg", "default_price": 1}).Expect(t, 200, "")
+	})
 }
 
 func TestAuthAndVisibility(t *testing.T) {

@@ -158,7 +158,7 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 				"Capacity price 0 to 15000 EUR/MW per hour, energy price -15000 to 15000 EUR/MWh (422 PRICE_OUT_OF_RANGE). " +
 				"Per direction, the power of the request plus the committed aFRR capacity power must stay within afrr_prequalified_capacity_pos_mw / _neg_mw " +
 				"in every 15-minute period (409 AFRR_PREQUALIFIED_CAPACITY_EXCEEDED with periods); energy bids do not count. " +
-				"409 market_not_enabled when afrr_enabled is false. A rejected request stores nothing."},
+				"409 market_not_enabled when afrr_enabled is false. 409 asset_not_live when asset_operational_status is not live (checked before the prequalified capacity; not in the demonstration environment). A rejected request stores nothing."},
 		DeleteInterval: bidshttp.Doc{Summary: "Delete the aFRR capacity bids of an interval", Response: exampleDeleted,
 			Description: "Deletes the PENDING bids whose start_time and end_time are exactly the ones given, of product when given (both directions otherwise); " +
 				"bids in other statuses stay."},
@@ -166,10 +166,10 @@ func RegisterCapacity(s *httpapi.Server, svc *afrr.CapacityService) {
 			Description: "A PENDING bid changes in place (a changed interval must be a tender interval; the product never changes). A SUBMITTED bid keeps the values the market holds and " +
 				"records the change in last_edit_attempt (PENDING_RESYNC; APPLIED once forwarded, FAILED_LATE_EDIT if the gate closes first); " +
 				"only offered_power_mw and the prices may change (409 bid_not_pending otherwise, and for bids in any other status). " +
-				"409 market_not_enabled when afrr_enabled was switched off. " +
+				"409 market_not_enabled when afrr_enabled was switched off. 409 asset_not_live when the change raises the power or moves the interval of a bid of an asset whose asset_operational_status is not live (not in the demonstration environment). " +
 				"Raising the power beyond the prequalified capacity of the bid's direction gives 409 AFRR_PREQUALIFIED_CAPACITY_EXCEEDED (the bid's own power is not counted)."},
 		Delete: bidshttp.Doc{Summary: "Delete one aFRR capacity bid",
-			Description: "Deletes a PENDING bid. 409 bid_not_pending for a bid already submitted (or cleared); 404 for an unknown bid."},
+			Description: "Deletes a PENDING bid, whatever the asset's operational status. 409 bid_not_pending for a bid already submitted (or cleared); 404 for an unknown bid."},
 		Intervals: bidshttp.Doc{Summary: "List aFRR capacity tender intervals", Response: exampleCapacityIntervals,
 			Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
 				"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open."},

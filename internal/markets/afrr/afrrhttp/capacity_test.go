@@ -71,6 +71,7 @@ func capSetup(t testing.TB, b store.Backend) *capEnv {
 		{"cap-off", "acme", false, false, 5, 10}, {"cap-free", "acme", true, true, 0, 0}, {"cap-b", "beta", true, false, 5, 10},
 	} {
 		x := assets.NewAsset(a.id, a.org, a.id, "Kiel", assets.Standalone)
+		x.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 		// FCR is on (with no capacity) so that its gate can be compared.
 		x.AFRREnabled, x.FCREnabled, x.DisablePQCapacityCheck = a.enabled, true, a.noCheck
 		x.AFRRPrequalifiedPosMW, x.AFRRPrequalifiedNegMW = a.pos, a.neg

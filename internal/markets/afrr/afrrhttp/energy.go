@@ -164,14 +164,15 @@ func RegisterEnergy(s *httpapi.Server, svc *afrr.EnergyService) {
 				"replace_scope (of its product, or both when omitted) and every bid must lie inside it. Idempotency per bid: the same idempotency_key for the same period " +
 				"and product returns the stored bid. Energy price -15000 to 15000 EUR/MWh (422 PRICE_OUT_OF_RANGE). The power of the request plus the power of the " +
 				"committed energy bids must stay within afrr_prequalified_capacity_pos_mw / _neg_mw in every period and direction (capacity bids are not counted; " +
-				"409 AFRR_PREQUALIFIED_CAPACITY_EXCEEDED with periods). 409 market_not_enabled when afrr_enabled is false. A rejected request stores nothing."},
+				"409 AFRR_PREQUALIFIED_CAPACITY_EXCEEDED with periods). 409 market_not_enabled when afrr_enabled is false. " +
+				"409 asset_not_live when asset_operational_status is not live (checked before the prequalified capacity; not in the demonstration environment). A rejected request stores nothing."},
 		DeleteInterval: bidshttp.Doc{Summary: "Delete the aFRR energy bids of an interval", Response: exampleDeleted,
 			Description: "Deletes the PENDING energy bids whose start_time and end_time are exactly the ones given (of product, or both when omitted); " +
 				"bids in other statuses stay."},
 		Update: bidshttp.Doc{Summary: "Change an aFRR energy bid", Request: exampleEnergyUpdate, Response: exampleEnergyUpdated,
 			Description: "Changes a PENDING energy bid in place (its product stays; a changed interval is again exactly one delivery period). " +
 				"There is no late edit of an energy bid: any other status is 409 bid_not_pending. A new key in use for the period is 409 idempotency_key_in_use. " +
-				"409 market_not_enabled when afrr_enabled was switched off. Raising the power beyond the prequalified capacity gives 409 " +
+				"409 market_not_enabled when afrr_enabled was switched off. 409 asset_not_live when the change raises the power or moves the interval of a bid of an asset whose asset_operational_status is not live (not in the demonstration environment). Raising the power beyond the prequalified capacity gives 409 " +
 				"AFRR_PREQUALIFIED_CAPACITY_EXCEEDED (the bid's own power is not counted)."},
 		Delete: bidshttp.Doc{Summary: "Delete one aFRR energy bid",
 			Description: "Deletes a PENDING energy bid before its closure (409 gate_closed after, checked first). 409 bid_not_pending for a bid in any other status; 404 for an unknown bid."},

@@ -48,6 +48,7 @@ func energyBenchEnv(b *testing.B, backend store.Backend, n int) (*testkit.Harnes
 			id = "bench"
 		}
 		a := assets.NewAsset(id, "acme", id, "Kiel", assets.Standalone)
+		a.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 		a.AFRREnabled, a.AFRRPrequalifiedPosMW, a.AFRRPrequalifiedNegMW = true, 100, 100
 		if err := as.EnsureAsset(ctx, a); err != nil {
 			b.Fatal(err)

@@ -66,6 +66,7 @@ func energySetup(t *testing.T, b store.Backend) *energyEnv {
 		pos, neg         float64
 	}{{"e1", "acme", true, false, 4, 10}, {"e-off", "acme", false, false, 4, 10}, {"e-free", "acme", true, true, 0, 0}, {"e-b", "beta", true, false, 4, 10}} {
 		x := assets.NewAsset(a.id, a.org, a.id, "Kiel", assets.Standalone)
+		x.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 		x.AFRREnabled, x.DisablePQCapacityCheck, x.AFRRPrequalifiedPosMW, x.AFRRPrequalifiedNegMW = a.enabled, a.noCheck, a.pos, a.neg
 		if err := as.EnsureAsset(ctx, x); err != nil {
 			t.Fatal(err)

@@ -43,6 +43,7 @@ func feasSetup(t *testing.T, b store.Backend) *feasEnv {
 		strict, usable bool
 	}{{"mix", false, true}, {"mix-strict", true, true}, {"mix-bare", true, false}} {
 		x := assets.NewAsset(a.id, "acme", a.id, "Kiel", assets.Standalone)
+		x.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 		x.FCREnabled, x.AFRREnabled, x.StrictValidation = true, true, a.strict
 		x.FCRPrequalifiedMW, x.AFRRPrequalifiedPosMW, x.AFRRPrequalifiedNegMW = 10, 10, 10
 		if a.usable {

@@ -150,17 +150,17 @@ func Register(s *httpapi.Server, svc *fcr.Service) {
 				"Each interval must be a tender interval (422 with valid_intervals). Idempotency per bid: the same idempotency_key for the same interval returns the stored bid. " +
 				"Prices 0 to the market maximum (422 PRICE_OUT_OF_RANGE). The power of the request plus the committed power must stay within fcr_prequalified_capacity_mw " +
 				"in every 15-minute period (409 FCR_PREQUALIFIED_CAPACITY_EXCEEDED with periods). 409 market_not_enabled when fcr_enabled is false. " +
-				"A rejected request stores nothing."},
+				"409 asset_not_live when asset_operational_status is not live (checked before the prequalified capacity; not in the demonstration environment). A rejected request stores nothing."},
 		DeleteInterval: bidshttp.Doc{Summary: "Delete the FCR bids of an interval", Response: exampleDeleted,
 			Description: "Deletes the PENDING bids whose start_time and end_time are exactly the ones given; bids in other statuses stay."},
 		Update: bidshttp.Doc{Summary: "Change an FCR bid", Request: exampleUpdate, Response: exampleUpdated,
 			Description: "A PENDING bid changes in place (a changed interval must be a tender interval). A SUBMITTED bid keeps the values the market holds and " +
 				"records the change in last_edit_attempt (PENDING_RESYNC; APPLIED once forwarded, FAILED_LATE_EDIT if the gate closes first); " +
 				"only offered_power_mw and capacity_price_eur_per_mw may change (409 bid_not_pending otherwise, and for bids in any other status). " +
-				"409 market_not_enabled when fcr_enabled was switched off. " +
+				"409 market_not_enabled when fcr_enabled was switched off. 409 asset_not_live when the change raises the power or moves the interval of a bid of an asset whose asset_operational_status is not live (not in the demonstration environment). " +
 				"Raising the power beyond the prequalified capacity gives 409 FCR_PREQUALIFIED_CAPACITY_EXCEEDED (the bid's own power is not counted)."},
 		Delete: bidshttp.Doc{Summary: "Delete one FCR bid",
-			Description: "Deletes a PENDING bid. 409 bid_not_pending for a bid already submitted (or cleared); 404 for an unknown bid."},
+			Description: "Deletes a PENDING bid, whatever the asset's operational status. 409 bid_not_pending for a bid already submitted (or cleared); 404 for an unknown bid."},
 		Intervals: bidshttp.Doc{Summary: "List FCR tender intervals", Response: exampleIntervals,
 			Description: "The tender intervals of delivery_day, or of the days overlapping [start_time, end_time) (at most 31 days; only intervals overlapping it), " +
 				"or without parameters every interval whose bidding is open now; each with its opening, recommended deadline, gate and whether bidding is open."},

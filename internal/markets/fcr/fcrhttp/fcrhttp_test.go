@@ -45,8 +45,9 @@ const (
 
 // setup serves the FCR endpoints over acme's bess-1 (FCR enabled, 10 MW
 // prequalified), acme's bess-off (FCR not enabled), acme's bess-free (0 MW
-// prequalified, disable_pq_capacity_check) and beta's bess-b.
-func setup(t testing.TB, b store.Backend) env {
+// prequalified, disable_pq_capacity_check) and beta's bess-b, all live;
+// opts go to the engine.
+func setup(t testing.TB, b store.Backend, opts ...bids.Option) env {
 	t.Helper()
 	h := testkit.NewHarness(t, b)
 	ctx := context.Background()
@@ -63,12 +64,13 @@ func setup(t testing.TB, b store.Backend) env {
 		prequalified     float64
 	}{{"bess-1", "acme", true, false, 10}, {"bess-off", "acme", false, false, 10}, {"bess-b", "beta", true, false, 10}, {"bess-free", "acme", true, true, 0}} {
 		x := assets.NewAsset(a.id, a.org, a.id, "Leipzig", assets.Standalone)
+		x.OperationalStatus = assets.Live // markets take live assets only (asset_not_live)
 		x.FCREnabled, x.FCRPrequalifiedMW, x.DisablePQCapacityCheck = a.enabled, a.prequalified, a.noCheck
 		if err := as.EnsureAsset(ctx, x); err != nil {
 			t.Fatal(err)
 		}
 	}
-	fcrhttp.Register(h.Server, fcr.NewService(as, b.Bids(), h.Clock, fcr.Config{}))
+	fcrhttp.Register(h.Server, fcr.NewService(as, b.Bids(), h.Clock, fcr.Config{}, opts...))
 	return env{
 		h: h, store: b.Bids(), assets: as,
 		rw:   h.TokenFor("acme", auth.MarketRead, auth.MarketWrite),
@@ -378,6 +380,50 @@ func TestMarketSwitchedOff(t *testing.T) {
 		e.h.Do(http.MethodDelete, asset+"/bids?start_time="+url.QueryEscape(block2[0])+"&end_time="+url.QueryEscape(block2[1]), e.rw, nil).
 			Expect(t, http.StatusOK, "")
 		e.expectStored(t, 0)
+	})
+}
+
+// TestAssetNotLive: an asset that is not live takes no new commitment
+// (409 asset_not_live, before the prequalified ceiling), but its bids can
+// be lowered, repriced and withdrawn; the demonstration environment's
+// option turns the check off.
+func TestAssetNotLive(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		out := e.post(t, submit(bid(block1, "", 10, 4), bid(block2, "", 10, 4)), http.StatusCreated, "")
+		for _, status := range []assets.OperationalStatus{assets.Onboarding, assets.OnboardingTesting, assets.Maintenance, assets.Offboarded} {
+			if _, err := e.assets.Update(context.Background(), auth.Visibility{OrganizationID: "acme"}, "bess-1",
+				assets.Update{OperationalStatus: assets.Some(status)}); err != nil {
+				t.Fatal(err)
+			}
+			p := e.h.Do(http.MethodPost, asset+"/bids", e.rw, submit(bid(block3, "", 10, 1))).Expect(t, http.StatusConflict, "asset_not_live").Map(t)
+			if d, _ := p["detail"].(string); !strings.Contains(d, string(status)) {
+				t.Fatalf("%s: detail %q does not name the status", status, d)
+			}
+		}
+		// Before the ceiling: 11 MW of a 10 MW prequalification is not live first.
+		e.post(t, submit(bid(block3, "", 10, 11)), http.StatusConflict, "asset_not_live")
+		// Raising edits are refused: more power, another interval.
+		path := asset + "/bids/" + out.Bids[0].ID
+		e.h.Do(http.MethodPut, path, e.rw, put(block1, 10, 5)).Expect(t, http.StatusConflict, "asset_not_live")
+		e.h.Do(http.MethodPut, path, e.rw, put(block3, 10, 4)).Expect(t, http.StatusConflict, "asset_not_live")
+		// Lowering and repricing commit nothing new; withdrawing is always possible.
+		e.h.Do(http.MethodPut, path, e.rw, put(block1, 9, 3)).Expect(t, http.StatusOK, "")
+		e.h.Do(http.MethodDelete, path, e.rw, nil).Expect(t, http.StatusNoContent, "")
+		e.h.Do(http.MethodDelete, asset+"/bids?start_time="+url.QueryEscape(block2[0])+"&end_time="+url.QueryEscape(block2[1]), e.rw, nil).
+			Expect(t, http.StatusOK, "")
+		e.expectStored(t, 0)
+	})
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b, bids.AllowNotLive())
+		if _, err := e.assets.Update(context.Background(), auth.Visibility{OrganizationID: "acme"}, "bess-1",
+			assets.Update{OperationalStatus: assets.Some(assets.Onboarding)}); err != nil {
+			t.Fatal(err)
+		}
+		out := e.post(t, submit(bid(block1, "", 10, 4)), http.StatusCreated, "")
+		e.h.Do(http.MethodPut, asset+"/bids/"+out.Bids[0].ID, e.rw, put(block1, 10, 5)).Expect(t, http.StatusOK, "")
+		// The ceiling still applies.
+		e.post(t, submit(bid(block1, "", 10, 6)), http.StatusConflict, "FCR_PREQUALIFIED_CAPACITY_EXCEEDED")
 	})
 }
 
