@@ -124,9 +124,6 @@ func (s *Service) List(ctx context.Context, actor onboarding.Actor, onboardingID
 // TaskList returns the shared comments a task role sees: the
 // onboarding-level thread and the threads of the gates it works on.
 func (s *Service) TaskList(ctx context.Context, t onboarding.Task, q Query) ([]Comment, int, error) {
-	if q.Visibility == string(Internal) {
-		return nil, 0, errs.Invalidf("query.visibility", q.Visibility, "a task sees shared comments only")
-	}
 	q.Visibility = string(Shared)
 	f, err := filterOf(t.Onboarding, q)
 	if err != nil {
