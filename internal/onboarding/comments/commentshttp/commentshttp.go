@@ -171,9 +171,9 @@ var (
 	exampleTaskPost = `{"body": "A sharper photo is uploaded.", "gate_id": "0193a5c0-1e2f-7a3b-8c4d-000000000001"}`
 	exampleActivity = mustJSON(ActivityList{Entries: []ActivityEntry{{EntryID: "0193a5c2-8000-7000-8000-000000000001",
 		OnboardingID: "0193a5c0-1e2f-7a3b-8c4d-5e6f7a8b9c0d", At: time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC),
-		Actor:  ActivityActor{Kind: "user", Name: "platform_onboarding", Role: opt("platform_onboarding")},
-		Action: "gate.changes_requested", Target: ActivityTarget{Type: "gate", ID: "0193a5c0-1e2f-7a3b-8c4d-000000000001"},
-		Changes: map[string][]any{"status": {nil, "changes_requested"}}}}, Total: 1, Limit: 100, Offset: 0})
+		Actor:  ActivityActor{Kind: "contact", Name: "Erika Muster", Role: opt("epc")},
+		Action: "gate.submitted", Target: ActivityTarget{Type: "gate", ID: "0193a5c0-1e2f-7a3b-8c4d-000000000001"},
+		Changes: map[string][]any{"status": {"in_progress", "submitted"}}}}, Total: 1, Limit: 100, Offset: 0})
 )
 
 func mustJSON(v any) string {
