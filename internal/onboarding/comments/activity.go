@@ -24,7 +24,7 @@ func TaskName(name string, role onboarding.TaskRole, kind string) string {
 // VisibleActivity says what of the audit trail a task role sees
 // (GET /v1/onboarding-tasks/{id}/activity, docs/onboarding.md #80): the
 // entries about the gates it works on (and about their comments), and its
-// own actions; never an internal comment; the old values of changes made
+// own actions (a prequalification counts as its gate's); never an internal comment; the old values of changes made
 // by another role are left out (null), and e-mail addresses (actor names,
 // changed values) are replaced as TaskName does or by null.
 func VisibleActivity(t onboarding.Task, e onboarding.AuditEntry) (onboarding.AuditEntry, bool) {
@@ -36,6 +36,14 @@ func VisibleActivity(t onboarding.Task, e onboarding.AuditEntry) (onboarding.Aud
 		if g, ok := e.Changes["gate_id"]; ok {
 			s, _ := g[1].(string)
 			return s
+		}
+		if e.Target.Type == "prequalification" {
+			// A prequalification is the work of the prequalification gate.
+			for _, g := range t.Onboarding.Gates {
+				if d, ok := g.Definition(); ok && d.Kind == onboarding.KindPrequalification {
+					return g.ID
+				}
+			}
 		}
 		return ""
 	}

@@ -46,11 +46,15 @@ func TestTaskName(t *testing.T) {
 }
 
 func TestVisibleActivity(t *testing.T) {
-	ob := onboarding.Onboarding{ID: "ob", Gates: []onboarding.Gate{gateOf("fc_rfi"), gateOf("fc_installation"), gateOf("fc_go_live")}}
+	ob := onboarding.Onboarding{ID: "ob", Gates: []onboarding.Gate{gateOf("fc_rfi"), gateOf("fc_installation"), gateOf("fc_prequalification"), gateOf("fc_go_live")}}
 	epc := onboarding.Task{Onboarding: ob, Role: onboarding.RoleEPC,
 		Actor: onboarding.Actor{Kind: onboarding.ActorContact, ID: "c-1", Role: onboarding.RoleEPC}}
 	platform := onboarding.Actor{Kind: onboarding.ActorUser, ID: "u-p", Name: "ops@platform.example", Role: onboarding.RolePlatformOnboarding}
 	other := onboarding.Actor{Kind: onboarding.ActorContact, ID: "c-2", Name: "Erik", Role: onboarding.RoleEPC}
+	tso := onboarding.Task{Onboarding: ob, Role: onboarding.RoleTSO, Actor: onboarding.Actor{Kind: onboarding.ActorContact, ID: "c-3", Role: onboarding.RoleTSO}}
+	if _, ok := VisibleActivity(tso, onboarding.AuditEntry{Actor: platform, Target: onboarding.Target{Type: "prequalification", ID: "p"}}); !ok {
+		t.Error("the tso, a contributor of the prequalification gate, does not see its prequalifications")
+	}
 	for _, c := range []struct {
 		name     string
 		e        onboarding.AuditEntry
@@ -79,6 +83,8 @@ func TestVisibleActivity(t *testing.T) {
 			onboarding.AuditEntry{Actor: platform, Target: onboarding.Target{Type: "comment", ID: "c"},
 				Changes: map[string][2]any{"visibility": {nil, "shared"}, "gate_id": {nil, "g-fc_installation"}, "x": {nil, 1}}},
 			true, nil, "platform_onboarding", 1},
+		{"a prequalification: not the epc's gate",
+			onboarding.AuditEntry{Actor: platform, Target: onboarding.Target{Type: "prequalification", ID: "p"}}, false, nil, "", nil},
 		{"internal comment",
 			onboarding.AuditEntry{Actor: platform, Target: onboarding.Target{Type: "comment", ID: "c"},
 				Changes: map[string][2]any{"visibility": {nil, "internal"}, "gate_id": {nil, "g-fc_installation"}}},
