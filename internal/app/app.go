@@ -49,10 +49,16 @@ import (
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/branding"
 	"atcp/internal/onboarding/branding/brandinghttp"
+	"atcp/internal/onboarding/comments"
+	"atcp/internal/onboarding/comments/commentshttp"
 	"atcp/internal/onboarding/documents"
 	"atcp/internal/onboarding/documents/documentshttp"
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/onboarding/onboardinghttp"
+	"atcp/internal/onboarding/prequal"
+	"atcp/internal/onboarding/prequal/prequalhttp"
+	"atcp/internal/onboarding/reminders"
+	"atcp/internal/onboarding/reminders/remindershttp"
 	"atcp/internal/pools"
 	"atcp/internal/pools/poolshttp"
 	"atcp/internal/portfolio"
@@ -107,6 +113,10 @@ type App struct {
 	// Onboarding runs the onboarding workflows; the onboarding groups
 	// register their requirement checks and hooks on it.
 	Onboarding *onboarding.Service
+	// Reminders reminds onboarding gates of their deadlines (its job and
+	// endpoints); built without Sender and Recipients until the notify
+	// and contacts groups provide them.
+	Reminders *reminders.Service
 	// Faults assembles fault evidence, drafts fault messages, declares
 	// faults and reads incidents; incidents opens the incidents of paging
 	// alarms on production-critical assets.
@@ -263,6 +273,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	}
 	jobs = append(jobs, coverJobs...)
 	jobs = append(jobs, a.documentJobs()...)
+	a.Reminders = reminders.NewService(reminders.Deps{Core: a.Onboarding, Store: a.Store.OnboardingReminders(), Clock: a.Clock, Logger: log})
+	jobs = append(jobs, a.Reminders.Jobs()...)
 	a.faultHandling(cfg)
 	if cfg.Simulate {
 		if a.Control, err = a.controlLoop(data); err != nil {
@@ -315,6 +327,13 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	poolshttp.Register(a.Server, a.Pools)
 	onboardinghttp.Register(a.Server, a.Onboarding, a.Assets, a.Clock)
 	documentshttp.Register(a.Server, a.Documents, a.Onboarding)
+	// Comments, prequalification and reminders (issue 15, wave 2): mail,
+	// recipients and certificates come with the notify, contacts and
+	// documents groups; until then nothing is mailed, a manual reminder
+	// finds no recipient and a certificate id is refused.
+	commentshttp.Register(a.Server, a.Onboarding, comments.NewService(a.Onboarding, a.Store.OnboardingComments(), a.Clock, nil))
+	prequalhttp.Register(a.Server, prequal.NewService(a.Onboarding, a.Store.OnboardingPrequalifications(), a.Assets, certificates{a.Documents}, a.Clock))
+	remindershttp.Register(a.Server, a.Reminders)
 	settlementhttp.Register(a.Server, settlement.NewService(settlement.Deps{Store: a.Store.Settlements(), Assets: a.Assets,
 		Organizations: a.Store.Directory(), Clock: a.Clock, Rule: settlement.NewRule(cfg.SettlementFinalLag)}))
 	a.registerNominations()
@@ -426,3 +445,11 @@ func (a *App) Close() {
 
 // Addr is the address the server listens on.
 func (a *App) Addr() string { return a.listener.Addr().String() }
+
+// certificates lets a prequalification result cite a certificate uploaded
+// to the onboarding's documents.
+type certificates struct{ docs *documents.Service }
+
+func (c certificates) Exists(ctx context.Context, organizationID, onboardingID, documentID string) (bool, error) {
+	return c.docs.CertificateExists(ctx, organizationID, onboardingID, documentID)
+}

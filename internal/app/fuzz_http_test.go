@@ -177,6 +177,7 @@ type fuzzServer struct {
 	// to the [onboarding_id, gate_id] it is valid on; "" is the default.
 	onboardingGates       map[string][2]string
 	document              string // a pending document of the default workflow
+	prequalification      string // fuzz-o3's fcr prequalification, submitted
 	integrations, secrets [2]string
 	admin, member         string
 	tokensAt              time.Time
@@ -423,6 +424,8 @@ func (s *fuzzServer) pathValue(path, name string, n uint8) (string, bool) {
 		return ids[1], true
 	case "document_id":
 		return s.document, true
+	case "prequalification_id":
+		return s.prequalification, true
 	case "organization_id":
 		return fuzzOrg, true
 	case "tso":
@@ -746,7 +749,7 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 	workflows := map[string][2]string{}
 	for _, id := range []string{fuzzAssetO1, fuzzAssetO2, fuzzAssetO3} {
 		s.must(tb, "POST", "/v1/assets", admin, fmt.Sprintf(`{"asset_id":%q,"asset_name":"Fuzz %s","asset_type":"standalone",
-			"location":"Kiel","organisation_id":"fuzz","asset_integration_type":"full_control"}`, id, id), nil)
+			"location":"Kiel","organisation_id":"fuzz","asset_integration_type":"full_control","usable_power_capacity_mw":5,"tso":"50HZ"}`, id, id), nil)
 		if id == fuzzAssetO2 {
 			continue
 		}
@@ -760,6 +763,11 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 		gate := func(i int) [2]string { return [2]string{workflow.OnboardingID, workflow.Gates[i].ID} }
 		if id == fuzzAssetO3 {
 			workflows[""] = gate(0)
+			var p struct {
+				PrequalificationID string `json:"prequalification_id"`
+			}
+			s.must(tb, "POST", "/v1/onboardings/"+workflow.OnboardingID+"/prequalifications", admin, `{"product":"fcr","requested_mw":4}`, &p)
+			s.prequalification = p.PrequalificationID
 			continue
 		}
 		g := "/v1/onboardings/" + workflow.OnboardingID + "/gates/"
@@ -924,7 +932,12 @@ var fuzzExamples = map[string]struct {
 	// The task endpoints answer the fixtures' callers (no contact role, no
 	// preview header) 404, and finalizing needs an uploaded object: their
 	// seeds are fuzzed from nothing.
-	"delete-onboarding-document": {0, ""},
+	"delete-onboarding-document":                {0, ""},
+	"create-onboarding-comment":                 {0, `{"body":"Please check the antenna photo.","visibility":"internal"}`},
+	"set-onboarding-reminder-policy":            {0, `{"days_before":[7,1],"overdue_every_days":2,"max_overdue_reminders":3,"enabled":true}`},
+	"create-onboarding-prequalification":        {0, `{"product":"afrr_pos","requested_mw":5,"submitted_on":"2026-02-01","tso_reference":"PQ-1"}`},
+	"record-onboarding-prequalification-result": {0, `{"status":"partially_granted","prequalified_mw":3,"decision_note":"ok"}`},
+	"withdraw-onboarding-prequalification":      {0, `{"reason":"recorded wrongly"}`},
 
 	"create-pool":  {variantMember, `{"pool_id":"fuzz-new","list_asset_ids":["fuzz-c"],"allow_internal_collateralisation":true}`},
 	"replace-pool": {variantMember, `{"list_asset_ids":["fuzz-b","fuzz-c"],"allow_internal_collateralisation":true}`},

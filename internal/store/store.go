@@ -24,8 +24,11 @@ import (
 	"atcp/internal/markets/bids"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/branding"
+	"atcp/internal/onboarding/comments"
 	"atcp/internal/onboarding/documents"
 	"atcp/internal/onboarding/magic"
+	"atcp/internal/onboarding/prequal"
+	"atcp/internal/onboarding/reminders"
 	"atcp/internal/pools"
 	"atcp/internal/portfolio"
 	"atcp/internal/reporting/afrrreport"
@@ -75,6 +78,9 @@ type Backend interface {
 	OnboardingMagic() magic.Store
 	OnboardingBranding() branding.Store
 	OnboardingDocuments() documents.Store
+	OnboardingComments() comments.Store
+	OnboardingPrequalifications() prequal.Store
+	OnboardingReminders() reminders.Store
 }
 
 var (

@@ -582,3 +582,20 @@ func (s *Service) Housekeep(ctx context.Context, due time.Time) (int, error) {
 		}
 	}
 }
+
+// CertificateExists reports whether documentID is an available, not
+// deleted prequalification_certificate of the onboarding: what a
+// prequalification result may cite (prequal.Certificates).
+func (s *Service) CertificateExists(ctx context.Context, organizationID, onboardingID, documentID string) (bool, error) {
+	if !onboarding.ValidID(documentID) {
+		return false, nil
+	}
+	d, err := s.store.Get(ctx, organizationID, onboardingID, documentID)
+	if errs.Is(err, errs.NotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return d.DocumentType == "prequalification_certificate" && d.Status == Available && d.DeletedAt == nil, nil
+}

@@ -156,3 +156,53 @@ func TestHousekeep(t *testing.T) {
 		}
 	})
 }
+
+// TestCertificateExists: a prequalification result may cite only an
+// available, not deleted prequalification_certificate of its onboarding.
+func TestCertificateExists(t *testing.T) {
+	ctx := context.Background()
+	b := testkit.OpenSQLite(t)
+	svc, _, ob, objects, _, _ := fixture(t, b)
+	pdf := []byte("%PDF-1.7\n%%EOF\n")
+	up := func(typ string, finalize bool) documents.Document {
+		t.Helper()
+		u, err := svc.Presign(ctx, platform, ob.ID, documents.UploadRequest{DocumentType: typ, GateDefinitionID: "fc_prequalification",
+			Filename: "c.pdf", ContentType: documents.PDF, SizeBytes: int64(len(pdf))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := objects.Put(ctx, u.Document.ObjectKey, bytes.NewReader(pdf), int64(len(pdf)), documents.PDF); err != nil {
+			t.Fatal(err)
+		}
+		if !finalize {
+			return u.Document
+		}
+		d, err := svc.Finalize(ctx, platform, ob.ID, u.Document.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	cert, pending, betr := up("prequalification_certificate", true), up("prequalification_certificate", false), up("betr", true)
+	for _, c := range []struct {
+		name, onboarding, id string
+		want                 bool
+	}{
+		{"available certificate", ob.ID, cert.ID, true},
+		{"pending upload", ob.ID, pending.ID, false},
+		{"another document type", ob.ID, betr.ID, false},
+		{"another onboarding", "0190a5c0-0000-7000-8000-000000000000", cert.ID, false},
+		{"malformed id", ob.ID, "nope", false},
+	} {
+		got, err := svc.CertificateExists(ctx, "acme", c.onboarding, c.id)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %v %v, want %v", c.name, got, err, c.want)
+		}
+	}
+	if err := svc.Delete(ctx, platform, ob.ID, cert.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := svc.CertificateExists(ctx, "acme", ob.ID, cert.ID); err != nil || got {
+		t.Fatalf("deleted certificate: %v %v", got, err)
+	}
+}
