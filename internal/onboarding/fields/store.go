@@ -21,7 +21,11 @@ type Values struct {
 // their last save, so any save that changes a value yields another.
 func (v Values) ETag() string {
 	h := sha256.New()
-	b, _ := json.Marshal(v.Fields) // sorted keys, compacted values
+	fs := v.Fields
+	if fs == nil {
+		fs = map[string]json.RawMessage{} // none set: as stored
+	}
+	b, _ := json.Marshal(fs) // sorted keys, compacted values
 	h.Write(b)
 	if v.UpdatedAt != nil {
 		h.Write([]byte("\x00" + strconv.FormatInt(v.UpdatedAt.UnixMicro(), 10)))
