@@ -1,6 +1,11 @@
 package onboardinghttp
 
-import "atcp/internal/onboarding/rfi"
+import (
+	"github.com/danielgtaylor/huma/v2"
+
+	"atcp/internal/httpapi"
+	"atcp/internal/onboarding/rfi"
+)
 
 // FieldDefinition is an RfI field of a gate (docs/onboarding.md, group D).
 type FieldDefinition struct {
@@ -12,6 +17,11 @@ type FieldDefinition struct {
 	EditableBy  []string         `json:"editable_by" nullable:"false" doc:"The task roles that may set the field."`
 	AssetField  *string          `json:"asset_field" doc:"The asset member a pass writes the value to (latitude,longitude for coordinates); null for none."`
 	Constraints FieldConstraints `json:"constraints"`
+}
+
+// TransformSchema lets help be null.
+func (FieldDefinition) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return httpapi.NullableRefs(s, "help")
 }
 
 // FieldConstraints restrict a field's value; each applies to the types named.

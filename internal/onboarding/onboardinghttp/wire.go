@@ -149,7 +149,7 @@ type Gate struct {
 	PassedAt          *string        `json:"passed_at" format:"date-time" doc:"When it was passed or waived."`
 	PassedByUserName  *string        `json:"passed_by_user_name"`
 	RequirementsUnmet []Unmet        `json:"requirements_unmet" nullable:"false" doc:"What submit would refuse today (empty once passed or waived)."`
-	StructuredData    map[string]any `json:"structured_data" doc:"The RfI values of a gate with fields, by key; null for the other gates."`
+	StructuredData    map[string]any `json:"structured_data" nullable:"true" doc:"The RfI values of a gate with fields, by key; null for the other gates."`
 	UpdatedAt         time.Time      `json:"updated_at"`
 }
 

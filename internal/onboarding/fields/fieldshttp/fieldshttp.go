@@ -28,7 +28,7 @@ type GateFieldValues struct {
 // GateFields is a gate's field definitions and values.
 type GateFields struct {
 	Definitions []onboardinghttp.FieldDefinition `json:"definitions" nullable:"false" doc:"The gate's RfI field definitions; empty for a gate without fields."`
-	Values      GateFieldValues `json:"values"`
+	Values      GateFieldValues                  `json:"values"`
 }
 
 // GateFieldsRequest is the body of a save.

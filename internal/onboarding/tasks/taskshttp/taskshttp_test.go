@@ -252,7 +252,9 @@ func TestTaskDetail(t *testing.T) {
 func TestTaskSubmit(t *testing.T) {
 	e := setup(t, testkit.OpenSQLite(t))
 	rfi, install := e.ob.Gates[0], e.ob.Gates[2]
-	submit := func(g onboarding.Gate) string { return "/v1/onboarding-tasks/" + e.ob.ID + "/gates/" + g.ID + "/submit" }
+	submit := func(g onboarding.Gate) string {
+		return "/v1/onboarding-tasks/" + e.ob.ID + "/gates/" + g.ID + "/submit"
+	}
 	owner, epc := e.session(e.ob, onboarding.RoleAssetOwner), e.session(e.ob, onboarding.RoleEPC)
 	// Not the role's own gate: 404, also for a gate of another workflow.
 	e.do("POST", submit(rfi), epc, nil).Expect(t, 404, "gate_not_found")

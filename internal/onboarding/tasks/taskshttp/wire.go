@@ -111,7 +111,7 @@ type TaskGate struct {
 	LastNote         *string             `json:"last_note"`
 	PassedAt         *string             `json:"passed_at" format:"date-time"`
 	PassedByUserName *string             `json:"passed_by_user_name"`
-	StructuredData   map[string]any      `json:"structured_data" doc:"The RfI values, on the gates of task_gate_ids only; null elsewhere."`
+	StructuredData   map[string]any      `json:"structured_data" nullable:"true" doc:"The RfI values, on the gates of task_gate_ids only; null elsewhere."`
 }
 
 // TaskDocumentSlot is a document slot of one of the role's gates.
