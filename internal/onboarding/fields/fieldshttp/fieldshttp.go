@@ -16,6 +16,7 @@ import (
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/fields"
 	"atcp/internal/onboarding/onboardinghttp"
+	"atcp/internal/onboarding/tasks/taskshttp"
 )
 
 // GateFieldValues are a gate's stored values.
@@ -85,17 +86,6 @@ func actor(ctx context.Context) (context.Context, onboarding.Actor, error) {
 	return onboarding.WithRequestID(ctx, httpapi.RequestID(ctx)), a, err
 }
 
-// task resolves the caller of a task endpoint (session, preview or a
-// contact's user) with onboarding.Service.ResolveTask.
-func task(ctx context.Context, ob *onboarding.Service, id, role, preview string) (context.Context, onboarding.Task, error) {
-	a, err := onboarding.ActorFrom(httpapi.Principal(ctx), preview)
-	if err != nil {
-		return ctx, onboarding.Task{}, err
-	}
-	t, err := ob.ResolveTask(ctx, a, id, role)
-	return onboarding.WithRequestID(ctx, httpapi.RequestID(ctx)), t, err
-}
-
 const (
 	saveRules = "A save validates every given field (a field of the gate, its type and constraints) and stores all or nothing; " +
 		"null clears a field; required fields are checked on submit, not here. The first save moves a pending gate to in_progress " +
@@ -156,7 +146,7 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *fields.Service) {
 		Description: "As the manager's read, for a gate the task role owns or contributes to. " + taskRules,
 		Errors:      []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingRead), func(ctx context.Context, in *taskGatePath) (*output, error) {
-		ctx, t, err := task(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
+		ctx, t, err := taskshttp.Resolve(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +165,7 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *fields.Service) {
 			"the role. " + saveRules + " " + taskRules,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *taskSaveInput) (*output, error) {
-		ctx, t, err := task(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
+		ctx, t, err := taskshttp.Resolve(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
 		if err != nil {
 			return nil, err
 		}
