@@ -53,12 +53,16 @@ import (
 	"atcp/internal/onboarding/comments/commentshttp"
 	"atcp/internal/onboarding/documents"
 	"atcp/internal/onboarding/documents/documentshttp"
+	"atcp/internal/onboarding/fields"
+	"atcp/internal/onboarding/fields/fieldshttp"
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/onboarding/prequal"
 	"atcp/internal/onboarding/prequal/prequalhttp"
 	"atcp/internal/onboarding/reminders"
 	"atcp/internal/onboarding/reminders/remindershttp"
+	"atcp/internal/onboarding/tasks"
+	"atcp/internal/onboarding/tasks/taskshttp"
 	"atcp/internal/pools"
 	"atcp/internal/pools/poolshttp"
 	"atcp/internal/portfolio"
@@ -325,7 +329,6 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	portfoliohttp.Register(a.Server, a.Portfolio, a.Pools)
 	afrrreporthttp.Register(a.Server, a.AFRRReports)
 	poolshttp.Register(a.Server, a.Pools)
-	onboardinghttp.Register(a.Server, a.Onboarding, a.Assets, a.Clock)
 	documentshttp.Register(a.Server, a.Documents, a.Onboarding)
 	// Comments, prequalification and reminders (issue 15, wave 2): mail,
 	// recipients and certificates come with the notify, contacts and
@@ -334,6 +337,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	commentshttp.Register(a.Server, a.Onboarding, comments.NewService(a.Onboarding, a.Store.OnboardingComments(), a.Clock, nil))
 	prequalhttp.Register(a.Server, prequal.NewService(a.Onboarding, a.Store.OnboardingPrequalifications(), a.Assets, certificates{a.Documents}, a.Clock))
 	remindershttp.Register(a.Server, a.Reminders)
+	rfiValues := fields.NewService(a.Onboarding, a.Store.OnboardingFields(), a.Assets, a.Clock)
+	onboardinghttp.Register(a.Server, a.Onboarding, a.Assets, a.Clock, onboardinghttp.WithFields(rfiValues))
+	fieldshttp.Register(a.Server, a.Onboarding, rfiValues)
 	settlementhttp.Register(a.Server, settlement.NewService(settlement.Deps{Store: a.Store.Settlements(), Assets: a.Assets,
 		Organizations: a.Store.Directory(), Clock: a.Clock, Rule: settlement.NewRule(cfg.SettlementFinalLag)}))
 	a.registerNominations()
@@ -345,6 +351,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Branding = branding.NewService(branding.Deps{Store: a.Store.OnboardingBranding(), Organizations: a.Store.Directory(),
 		Objects: a.Objects, Clock: a.Clock})
 	brandinghttp.Register(a.Server, a.Branding)
+	taskshttp.Register(a.Server, a.Onboarding, tasks.NewService(tasks.Deps{Onboarding: a.Onboarding, Assets: a.Assets, Fields: rfiValues,
+		Branding: a.Branding}))
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)

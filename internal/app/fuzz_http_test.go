@@ -762,6 +762,8 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 		s.must(tb, "POST", "/v1/onboardings", admin, `{"asset_id":"`+id+`"}`, &workflow)
 		gate := func(i int) [2]string { return [2]string{workflow.OnboardingID, workflow.Gates[i].ID} }
 		if id == fuzzAssetO3 {
+			// Its RfI gate holds every required field, so that it can be submitted.
+			s.must(tb, "PUT", "/v1/onboardings/"+workflow.OnboardingID+"/gates/"+workflow.Gates[0].ID+"/fields", admin, fuzzRfI, nil)
 			workflows[""] = gate(0)
 			var p struct {
 				PrequalificationID string `json:"prequalification_id"`
@@ -831,6 +833,13 @@ type fuzzSeed struct {
 	body    []byte
 	valid   bool
 }
+
+// fuzzRfI is a value of every required field of fc_rfi.
+const fuzzRfI = `{"fields":{"asset_type":"standalone","usable_power_capacity_mw":12.5,"usable_energy_capacity_mwh":25,
+	"grid_connection_power_mw":15,"voltage_level_kv":20,"tso":"50hertz","grid_operator":"Stadtwerke Kiel","market_location_id":"12345678901",
+	"site_coordinates":{"latitude":54.32,"longitude":10.13},"commissioning_date":"2026-05-01","battery_manufacturer":"Cells AG",
+	"inverter_manufacturer":"Inv GmbH","ems_vendor":"EMS Co","ems_protocols":["iec104"],"remote_access_available":true,
+	"site_contact_name":"Jan","site_contact_phone":"+4943112345","site_contact_email":"jan@fuzz.example","planned_products":["fcr"]}}`
 
 // fuzzExamples is a valid request of each operation on the fixtures: the
 // variant's fixture and caller, and the body. An operation without one is
@@ -938,6 +947,7 @@ var fuzzExamples = map[string]struct {
 	"create-onboarding-prequalification":        {0, `{"product":"afrr_pos","requested_mw":5,"submitted_on":"2026-02-01","tso_reference":"PQ-1"}`},
 	"record-onboarding-prequalification-result": {0, `{"status":"partially_granted","prequalified_mw":3,"decision_note":"ok"}`},
 	"withdraw-onboarding-prequalification":      {0, `{"reason":"recorded wrongly"}`},
+	"save-onboarding-gate-fields":               {0, `{"fields":{"notes":"fuzz","usable_power_capacity_mw":11,"commissioning_date":null}}`},
 
 	"create-pool":  {variantMember, `{"pool_id":"fuzz-new","list_asset_ids":["fuzz-c"],"allow_internal_collateralisation":true}`},
 	"replace-pool": {variantMember, `{"list_asset_ids":["fuzz-b","fuzz-c"],"allow_internal_collateralisation":true}`},

@@ -26,6 +26,7 @@ import (
 	"atcp/internal/onboarding/branding"
 	"atcp/internal/onboarding/comments"
 	"atcp/internal/onboarding/documents"
+	"atcp/internal/onboarding/fields"
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/onboarding/prequal"
 	"atcp/internal/onboarding/reminders"
@@ -81,6 +82,7 @@ type Backend interface {
 	OnboardingComments() comments.Store
 	OnboardingPrequalifications() prequal.Store
 	OnboardingReminders() reminders.Store
+	OnboardingFields() fields.Store
 }
 
 var (
