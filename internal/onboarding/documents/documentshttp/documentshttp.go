@@ -45,7 +45,7 @@ func (h handler) taskDocuments(ctx context.Context, t onboarding.Task) (*httpapi
 	if err != nil {
 		return nil, err
 	}
-	out := TaskDocuments{OnboardingID: t.Onboarding.ID, Role: string(t.Role), Documents: make([]TaskDocument, len(docs))}
+	out := TaskDocuments{OnboardingID: t.Onboarding.ID, Role: string(t.Role), Documents: make([]TaskSideDocument, len(docs))}
 	for i, d := range docs {
 		out.Documents[i] = toDocument(d)
 	}

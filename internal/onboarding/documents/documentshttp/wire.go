@@ -7,9 +7,9 @@ import (
 	"atcp/internal/onboarding/documents"
 )
 
-// TaskDocument is an onboarding document as a task sees it (document 1, task
+// TaskSideDocument is an onboarding document as a task sees it (document 1, task
 // detail documents[]), with its status.
-type TaskDocument struct {
+type TaskSideDocument struct {
 	ID                 string     `json:"id" format:"uuid"`
 	OnboardingID       string     `json:"onboarding_id" format:"uuid"`
 	GateDefinitionID   string     `json:"gate_definition_id"`
@@ -51,8 +51,8 @@ func opt(s string) *string {
 	return &s
 }
 
-func toDocument(d documents.Document) TaskDocument {
-	return TaskDocument{ID: d.ID, OnboardingID: d.OnboardingID, GateDefinitionID: d.GateDefinitionID, DocumentType: d.DocumentType,
+func toDocument(d documents.Document) TaskSideDocument {
+	return TaskSideDocument{ID: d.ID, OnboardingID: d.OnboardingID, GateDefinitionID: d.GateDefinitionID, DocumentType: d.DocumentType,
 		Filename: d.Filename, SizeBytes: d.SizeBytes, ContentType: d.ContentType, UploadedAt: d.UploadedAt,
 		UploadedByUserName: d.UploaderName, Version: d.Version, Status: string(d.Status)}
 }
@@ -71,7 +71,7 @@ type DocumentUploadHeaders struct {
 
 // TaskDocumentUpload is the answer of a presigned upload (task side).
 type TaskDocumentUpload struct {
-	Document      TaskDocument          `json:"document"`
+	Document      TaskSideDocument          `json:"document"`
 	UploadURL     string                `json:"upload_url" format:"uri"`
 	UploadMethod  string                `json:"upload_method" enum:"PUT"`
 	UploadHeaders DocumentUploadHeaders `json:"upload_headers"`
@@ -102,7 +102,7 @@ type DocumentDownload struct {
 type TaskDocuments struct {
 	OnboardingID string         `json:"onboarding_id" format:"uuid"`
 	Role         string         `json:"role"`
-	Documents    []TaskDocument `json:"documents" nullable:"false" doc:"Current versions of the role's gates' slots, not deleted, available."`
+	Documents    []TaskSideDocument `json:"documents" nullable:"false" doc:"Current versions of the role's gates' slots, not deleted, available."`
 }
 
 // OnboardingDocumentList is the body of GET …/documents.
