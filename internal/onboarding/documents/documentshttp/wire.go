@@ -71,7 +71,7 @@ type DocumentUploadHeaders struct {
 
 // TaskDocumentUpload is the answer of a presigned upload (task side).
 type TaskDocumentUpload struct {
-	Document      TaskSideDocument          `json:"document"`
+	Document      TaskSideDocument      `json:"document"`
 	UploadURL     string                `json:"upload_url" format:"uri"`
 	UploadMethod  string                `json:"upload_method" enum:"PUT"`
 	UploadHeaders DocumentUploadHeaders `json:"upload_headers"`
@@ -100,8 +100,8 @@ type DocumentDownload struct {
 // TaskDocuments is the answer of the task side's finalize and delete: the
 // documents of the task detail (current versions of the role's slots).
 type TaskDocuments struct {
-	OnboardingID string         `json:"onboarding_id" format:"uuid"`
-	Role         string         `json:"role"`
+	OnboardingID string             `json:"onboarding_id" format:"uuid"`
+	Role         string             `json:"role"`
 	Documents    []TaskSideDocument `json:"documents" nullable:"false" doc:"Current versions of the role's gates' slots, not deleted, available."`
 }
 
