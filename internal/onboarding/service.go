@@ -18,6 +18,7 @@ import (
 	"atcp/internal/clock"
 	"atcp/internal/errs"
 	"atcp/internal/markets/calendar"
+	"atcp/internal/textrule"
 )
 
 // Limits of the texts a manager writes.
@@ -449,8 +450,8 @@ func sortedKeys[V any](m map[string]V) []string {
 // checkText refuses a text longer than limit characters or not valid UTF-8.
 func checkText(v *errs.Validation, loc, s string, limit int) {
 	switch {
-	case !utf8.ValidString(s):
-		v.Add(loc, "must be valid UTF-8", nil)
+	case !textrule.Text(s):
+		v.Add(loc, textrule.TextMessage, nil)
 	case utf8.RuneCountInString(s) > limit:
 		v.Add(loc, fmt.Sprintf("must be at most %d characters", limit), nil)
 	}

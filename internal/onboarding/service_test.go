@@ -447,3 +447,24 @@ func TestTaskSessionActs(t *testing.T) {
 		t.Fatalf("audit %+v", entries)
 	}
 }
+
+// TestTextRefusesControlCharacters: notes, reasons and the workflow's notes
+// follow the free-text rule (NUL cannot even be stored in PostgreSQL).
+func TestTextRefusesControlCharacters(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	if _, err := f.svc.Create(ctx, platform, onboarding.CreateRequest{AssetID: "fc", Notes: "a\x00b"}); code(err) != "validation_failed" {
+		t.Fatalf("create with NUL in notes: %v", err)
+	}
+	ob := flow(t, f)
+	g := gate(t, f, ob, "rfi")
+	if _, err := f.svc.Act(ctx, platform, ob.ID, g.ID, onboarding.ActionBlock, "waiting\x1b[2J"); code(err) != "validation_failed" {
+		t.Fatalf("block with an escape sequence: %v", err)
+	}
+	if _, err := f.svc.Cancel(ctx, platform, ob.ID, "sold\x00"); code(err) != "validation_failed" {
+		t.Fatalf("cancel with NUL: %v", err)
+	}
+	if _, err := f.svc.Act(ctx, platform, ob.ID, g.ID, onboarding.ActionBlock, "line one\nline two\ttabbed"); err != nil {
+		t.Fatalf("line breaks and tabs are text: %v", err)
+	}
+}
