@@ -49,6 +49,8 @@ import (
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/branding"
 	"atcp/internal/onboarding/branding/brandinghttp"
+	"atcp/internal/onboarding/dplsvc"
+	"atcp/internal/onboarding/dplsvc/dplhttp"
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/pools"
@@ -105,6 +107,9 @@ type App struct {
 	// Onboarding runs the onboarding workflows; the onboarding groups
 	// register their requirement checks and hooks on it.
 	Onboarding *onboarding.Service
+	// DPL runs the onboardings' data-point lists and communication tests
+	// (LatestTest for the task detail).
+	DPL *dplsvc.Service
 	// Faults assembles fault evidence, drafts fault messages, declares
 	// faults and reads incidents; incidents opens the incidents of paging
 	// alarms on production-critical assets.
@@ -305,6 +310,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	afrrreporthttp.Register(a.Server, a.AFRRReports)
 	poolshttp.Register(a.Server, a.Pools)
 	onboardinghttp.Register(a.Server, a.Onboarding, a.Assets, a.Clock)
+	a.DPL = dplsvc.New(dplsvc.Deps{Onboarding: a.Onboarding, Store: a.Store.OnboardingDPL(), Assets: a.Assets,
+		Latest: a.Store.Telemetry(), Adapters: a.steeredAdapters(), Clock: a.Clock})
+	dplhttp.Register(a.Server, a.Onboarding, a.DPL)
 	settlementhttp.Register(a.Server, settlement.NewService(settlement.Deps{Store: a.Store.Settlements(), Assets: a.Assets,
 		Organizations: a.Store.Directory(), Clock: a.Clock, Rule: settlement.NewRule(cfg.SettlementFinalLag)}))
 	a.registerNominations()
