@@ -16,15 +16,15 @@ import (
 )
 
 // Template is one language's override of the magic-link e-mail.
-type Template struct {
+type EmailTemplate struct {
 	Subject *string `json:"subject,omitempty" maxLength:"200" required:"false" doc:"Plain text; placeholders {contact_name}, {asset_name}, {organization_name}, {role}, {deadline}. Absent: the built-in subject."`
 	Intro   *string `json:"intro,omitempty" maxLength:"2000" required:"false" doc:"Plain text with line breaks; the same placeholders. Absent: the built-in introduction. The link, its expiry and the support address are always added."`
 }
 
 // Templates are the overrides by language.
 type Templates struct {
-	DE *Template `json:"de,omitempty" required:"false" doc:"German."`
-	EN *Template `json:"en,omitempty" required:"false" doc:"English."`
+	DE *EmailTemplate `json:"de,omitempty" required:"false" doc:"German."`
+	EN *EmailTemplate `json:"en,omitempty" required:"false" doc:"English."`
 }
 
 // Branding is the wire form of a branding; a member never set is null.
@@ -71,7 +71,7 @@ func (r SettingsRequest) settings() branding.Settings {
 		s.DefaultLanguage = *r.MagicLinkDefaultLanguage
 	}
 	if t := r.MagicLinkEmailTemplates; t != nil {
-		for lang, v := range map[string]*Template{branding.LanguageDE: t.DE, branding.LanguageEN: t.EN} {
+		for lang, v := range map[string]*EmailTemplate{branding.LanguageDE: t.DE, branding.LanguageEN: t.EN} {
 			if v != nil {
 				s.Templates[lang] = branding.Template{Subject: deref(v.Subject), Intro: deref(v.Intro)}
 			}
@@ -103,10 +103,10 @@ func toBranding(v branding.View) Branding {
 	if b.Configured() {
 		out.MagicLinkEmailTemplates = &Templates{}
 		if t, ok := b.Templates[branding.LanguageDE]; ok {
-			out.MagicLinkEmailTemplates.DE = &Template{Subject: opt(t.Subject), Intro: opt(t.Intro)}
+			out.MagicLinkEmailTemplates.DE = &EmailTemplate{Subject: opt(t.Subject), Intro: opt(t.Intro)}
 		}
 		if t, ok := b.Templates[branding.LanguageEN]; ok {
-			out.MagicLinkEmailTemplates.EN = &Template{Subject: opt(t.Subject), Intro: opt(t.Intro)}
+			out.MagicLinkEmailTemplates.EN = &EmailTemplate{Subject: opt(t.Subject), Intro: opt(t.Intro)}
 		}
 	}
 	return out
