@@ -96,7 +96,7 @@ type ListIn struct {
 // CreateIn is the input of POST …/dpl-rows.
 type CreateIn struct {
 	OnboardingID string `path:"onboarding_id"`
-	Body         RowRequest
+	Body         DPLRowRequest
 }
 
 // UpdateIn is the input of PUT …/dpl-rows/{row_id}.
@@ -104,7 +104,7 @@ type UpdateIn struct {
 	OnboardingID string `path:"onboarding_id"`
 	RowID        string `path:"row_id"`
 	IfMatch      string `header:"If-Match" doc:"The row's etag; another is 409 edit_conflict."`
-	Body         RowRequest
+	Body         DPLRowRequest
 }
 
 // RowPath names a row.
@@ -161,7 +161,7 @@ type (
 
 type rowOut struct {
 	ETag string `header:"ETag" doc:"The row's version for If-Match."`
-	Body Row
+	Body DPLRow
 }
 
 type exportOut struct {
@@ -170,7 +170,7 @@ type exportOut struct {
 	Body               []byte
 }
 
-func (h handler) list(ctx context.Context, c caller, in *ListIn) (*httpapi.Output[RowList], error) {
+func (h handler) list(ctx context.Context, c caller, in *ListIn) (*httpapi.Output[DPLRowList], error) {
 	ob, err := h.read(ctx, c, in.OnboardingID)
 	if err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func (h handler) list(ctx context.Context, c caller, in *ListIn) (*httpapi.Outpu
 	if err != nil {
 		return nil, err
 	}
-	return &httpapi.Output[RowList]{Body: RowList{Rows: toRows(l.Rows, l.Points), MissingPoints: l.Missing, Total: len(l.Rows)}}, nil
+	return &httpapi.Output[DPLRowList]{Body: DPLRowList{Rows: toRows(l.Rows, l.Points), MissingPoints: l.Missing, Total: len(l.Rows)}}, nil
 }
 
 func (h handler) create(ctx context.Context, c caller, in *CreateIn) (*rowOut, error) {
@@ -223,7 +223,7 @@ func (h handler) delete(ctx context.Context, c caller, in *RowPath) (*struct{}, 
 	return nil, h.svc.Delete(ctx, a, in.OnboardingID, in.RowID)
 }
 
-func (h handler) importCSV(ctx context.Context, c caller, in *ImportIn) (*httpapi.Output[ImportResult], error) {
+func (h handler) importCSV(ctx context.Context, c caller, in *ImportIn) (*httpapi.Output[DPLImportResult], error) {
 	if mt, _, err := mime.ParseMediaType(in.ContentType); err != nil || mt != "text/csv" {
 		return nil, httpapi.NewProblem(http.StatusUnsupportedMediaType, "the data-point list is imported as text/csv")
 	}
@@ -239,7 +239,7 @@ func (h handler) importCSV(ctx context.Context, c caller, in *ImportIn) (*httpap
 	if err != nil {
 		return nil, err
 	}
-	return &httpapi.Output[ImportResult]{Body: ImportResult{Created: res.Created, Updated: res.Updated, Deleted: res.Deleted,
+	return &httpapi.Output[DPLImportResult]{Body: DPLImportResult{Created: res.Created, Updated: res.Updated, Deleted: res.Deleted,
 		Rows: toRows(res.Rows, dplsvc.Points(ob))}}, nil
 }
 
@@ -257,7 +257,7 @@ func (h handler) export(ctx context.Context, c caller, in *IDPath) (*exportOut, 
 
 type testOut struct {
 	Location string `header:"Location"`
-	Body     Test
+	Body     CommunicationTest
 }
 
 func (h handler) run(ctx context.Context, c caller, in *IDPath) (*testOut, error) {
@@ -346,18 +346,18 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *dplsvc.Service) {
 
 		c := manager
 		if !side.task {
-			httpapi.Register(s, listOp, r, func(ctx context.Context, in *ListIn) (*httpapi.Output[RowList], error) { return h.list(ctx, c, in) })
+			httpapi.Register(s, listOp, r, func(ctx context.Context, in *ListIn) (*httpapi.Output[DPLRowList], error) { return h.list(ctx, c, in) })
 			httpapi.Register(s, createOp, w, func(ctx context.Context, in *CreateIn) (*rowOut, error) { return h.create(ctx, c, in) })
 			httpapi.Register(s, updateOp, w, func(ctx context.Context, in *UpdateIn) (*rowOut, error) { return h.update(ctx, c, in) })
 			httpapi.Register(s, deleteOp, w, func(ctx context.Context, in *RowPath) (*struct{}, error) { return h.delete(ctx, c, in) })
-			httpapi.Register(s, importOp, w, func(ctx context.Context, in *ImportIn) (*httpapi.Output[ImportResult], error) {
+			httpapi.Register(s, importOp, w, func(ctx context.Context, in *ImportIn) (*httpapi.Output[DPLImportResult], error) {
 				return h.importCSV(ctx, c, in)
 			})
 			httpapi.Register(s, exportOp, r, func(ctx context.Context, in *IDPath) (*exportOut, error) { return h.export(ctx, c, in) })
 			httpapi.Register(s, runOp, w, func(ctx context.Context, in *IDPath) (*testOut, error) { return h.run(ctx, c, in) })
 			continue
 		}
-		httpapi.Register(s, listOp, r, func(ctx context.Context, in *taskListIn) (*httpapi.Output[RowList], error) {
+		httpapi.Register(s, listOp, r, func(ctx context.Context, in *taskListIn) (*httpapi.Output[DPLRowList], error) {
 			return h.list(ctx, in.caller(), &in.ListIn)
 		})
 		httpapi.Register(s, createOp, w, func(ctx context.Context, in *taskCreateIn) (*rowOut, error) {
@@ -369,7 +369,7 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *dplsvc.Service) {
 		httpapi.Register(s, deleteOp, w, func(ctx context.Context, in *taskRowPath) (*struct{}, error) {
 			return h.delete(ctx, in.caller(), &in.RowPath)
 		})
-		httpapi.Register(s, importOp, w, func(ctx context.Context, in *taskImportIn) (*httpapi.Output[ImportResult], error) {
+		httpapi.Register(s, importOp, w, func(ctx context.Context, in *taskImportIn) (*httpapi.Output[DPLImportResult], error) {
 			return h.importCSV(ctx, in.caller(), &in.ImportIn)
 		})
 		httpapi.Register(s, exportOp, r, func(ctx context.Context, in *taskIDPath) (*exportOut, error) {
@@ -380,12 +380,18 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *dplsvc.Service) {
 		})
 	}
 
+	// Huma documents the RawBody's own content type afresh, without the
+	// example given above.
+	for _, base := range []string{"/v1/onboardings/{onboarding_id}", "/v1/onboarding-tasks/{onboarding_id}"} {
+		s.API.OpenAPI().Paths[base+"/dpl-rows/import"].Post.RequestBody.Content["text/csv"] = &huma.MediaType{Schema: &huma.Schema{Type: "string"}, Example: exampleCSV}
+	}
+
 	tests := "/v1/onboardings/{onboarding_id}/communication-tests"
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-onboarding-communication-tests", Method: http.MethodGet, Path: tests, Tags: tags,
 		Responses: httpapi.ResponseExample(http.StatusOK, js(exampleTestList)), Summary: "List the communication tests",
 		Description: "Newest first." + notVisible, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, read, func(ctx context.Context, in *testsIn) (*httpapi.Output[TestList], error) {
+	}, read, func(ctx context.Context, in *testsIn) (*httpapi.Output[CommunicationTestList], error) {
 		ob, err := h.read(ctx, manager, in.OnboardingID)
 		if err != nil {
 			return nil, err
@@ -394,17 +400,17 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *dplsvc.Service) {
 		if err != nil {
 			return nil, err
 		}
-		out := TestList{CommunicationTests: make([]Test, len(ts)), Total: total, Limit: in.Limit, Offset: in.Offset}
+		out := CommunicationTestList{CommunicationTests: make([]CommunicationTest, len(ts)), Total: total, Limit: in.Limit, Offset: in.Offset}
 		for i, t := range ts {
 			out.CommunicationTests[i] = ToTest(t)
 		}
-		return &httpapi.Output[TestList]{Body: out}, nil
+		return &httpapi.Output[CommunicationTestList]{Body: out}, nil
 	})
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-onboarding-communication-test", Method: http.MethodGet, Path: tests + "/{test_id}", Tags: tags,
 		Responses: httpapi.ResponseExample(http.StatusOK, js(exampleTest)), Summary: "Read a communication test",
 		Description: "404 communication_test_not_found." + notVisible, Errors: []int{http.StatusNotFound},
-	}, read, func(ctx context.Context, in *testPath) (*httpapi.Output[Test], error) {
+	}, read, func(ctx context.Context, in *testPath) (*httpapi.Output[CommunicationTest], error) {
 		ob, err := h.read(ctx, manager, in.OnboardingID)
 		if err != nil {
 			return nil, err
@@ -413,6 +419,6 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *dplsvc.Service) {
 		if err != nil {
 			return nil, err
 		}
-		return &httpapi.Output[Test]{Body: ToTest(t)}, nil
+		return &httpapi.Output[CommunicationTest]{Body: ToTest(t)}, nil
 	})
 }
