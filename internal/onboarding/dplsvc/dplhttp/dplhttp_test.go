@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"atcp/internal/adapters/simulated"
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/errs"
@@ -41,7 +42,11 @@ type env struct {
 	onboardingID, betaOnboardingID string
 }
 
-func setup(t *testing.T, b store.Backend) env {
+func setup(t *testing.T, b store.Backend) env { return setupWith(t, b, nil) }
+
+// setupWith reads the telemetry from rec when it is not nil, else from
+// the env's tel.
+func setupWith(t *testing.T, b store.Backend, rec dplsvc.Latest) env {
 	t.Helper()
 	ctx := context.Background()
 	h := testkit.NewHarness(t, b)
@@ -53,10 +58,16 @@ func setup(t *testing.T, b store.Backend) env {
 	}
 	registry := assets.NewService(b.Assets(), h.Clock)
 	ten := 10.0
+	demo := func(a *assets.Asset) {
+		// As the demonstration environment's battery (internal/app demoAsset).
+		a.UsableEnergyCapacityMWh, a.GridConnectionPowerMW, a.ChargeEfficiency, a.DischargeEfficiency = new(20.0), new(10.0), new(0.95), new(0.95)
+		a.MaxPosRampRateMWPerSec, a.MinNegRampRateMWPerSec, a.ControlEnabled = new(2.0), new(2.0), true
+	}
 	for _, c := range []struct{ id, org, adapter string }{{"bess-1", "acme", assets.AdapterSimulator}, {"bess-mq", "acme", assets.AdapterMQTT}, {"b-1", "beta", assets.AdapterSimulator}} {
 		a := assets.NewAsset(c.id, c.org, "Battery "+c.id, "Cottbus", assets.Standalone)
 		it := assets.FullControl
 		a.IntegrationType, a.OperationalStatus, a.UsablePowerCapacityMW, a.Adapter = &it, assets.Onboarding, &ten, c.adapter
+		demo(&a)
 		if err := registry.EnsureAsset(ctx, a); err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +75,11 @@ func setup(t *testing.T, b store.Backend) env {
 	ob := onboarding.NewService(b.Onboardings(), registry, h.Clock)
 	onboardinghttp.Register(h.Server, ob, registry, h.Clock)
 	tel := &latest{snap: map[string]telemetry.Snapshot{}}
-	svc := dplsvc.New(dplsvc.Deps{Onboarding: ob, Store: b.OnboardingDPL(), Assets: registry, Latest: tel,
+	var from dplsvc.Latest = tel
+	if rec != nil {
+		from = rec
+	}
+	svc := dplsvc.New(dplsvc.Deps{Onboarding: ob, Store: b.OnboardingDPL(), Assets: registry, Latest: from,
 		Adapters: []assets.AdapterName{assets.AdapterSimulator}, Clock: h.Clock})
 	dplhttp.Register(h.Server, ob, svc)
 	user := func(org string, scopes ...auth.Scope) string {
@@ -379,4 +394,84 @@ func TestNotAttached(t *testing.T) {
 	id := e.h.Do("POST", "/v1/onboardings", e.platform, map[string]any{"asset_id": "bess-mq"}).Expect(t, 201, "").Map(t)["onboarding_id"].(string)
 	e.h.Do("POST", "/v1/onboardings/"+id+"/dpl-rows", e.acme, fullList[0]).Expect(t, 201, "")
 	e.h.Do("POST", "/v1/onboardings/"+id+"/communication-tests", e.acme, nil).Expect(t, 409, "asset_not_attached")
+}
+
+// TestCommunicationTestSimulator runs the test on what the simulator
+// adapter measures of a demo-like battery, recorded as the control loop
+// records it: passed; then with the frequency missing: failed.
+func TestCommunicationTestSimulator(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		e := setupWith(t, b, b.Telemetry())
+		h := e.h
+		for _, r := range fullList {
+			h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.acme, r).Expect(t, 201, "")
+		}
+		a, err := assets.NewService(b.Assets(), h.Clock).Get(ctx, auth.Visibility{All: true}, "bess-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim := simulated.New(nil, 20260201, nil)
+		record := func(change func(*telemetry.Measurements)) {
+			now := h.Clock.Now().Truncate(time.Second)
+			if err := sim.Attach(ctx, a, nil, now); err != nil {
+				t.Fatal(err)
+			}
+			if err := sim.Advance(ctx, now); err != nil {
+				t.Fatal(err)
+			}
+			m, err := sim.Read(ctx, "bess-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			change(&m)
+			if err := b.Telemetry().SaveLatest(ctx, []telemetry.Snapshot{{AssetID: "bess-1", Measurements: m}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		record(func(*telemetry.Measurements) {})
+		tests := "/v1/onboardings/" + e.onboardingID + "/communication-tests"
+		passed := h.Do("POST", tests, e.acme, nil).Expect(t, 201, "").Map(t)
+		if passed["status"] != "passed" || passed["connected"] != true {
+			t.Fatalf("simulator: %v", passed)
+		}
+		h.Clock.Advance(time.Minute)
+		record(func(m *telemetry.Measurements) { m.Frequency = math.NaN() })
+		failed := h.Do("POST", tests, e.acme, nil).Expect(t, 201, "").Map(t)
+		points := failed["points"].([]any)
+		var frequency map[string]any
+		for _, p := range points {
+			if p := p.(map[string]any); p["point_name"] == "frequency_hz" {
+				frequency = p
+			}
+		}
+		if failed["status"] != "failed" || frequency["result"] != "missing" {
+			t.Fatalf("without frequency: %v", failed)
+		}
+	})
+}
+
+// TestRunningTest: a stored running test holds the next one back until it
+// is abandoned; the minute between tests counts from its start.
+func TestRunningTest(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		h := e.h
+		h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.acme, fullList[0]).Expect(t, 201, "")
+		running := dplsvc.Test{ID: "0194c1a3-1111-7222-8333-444455556666", OnboardingID: e.onboardingID, Status: dplsvc.TestRunning,
+			StartedAt: h.Clock.Now().UTC().Truncate(time.Microsecond), StartedBy: "elsewhere"}
+		if err := b.OnboardingDPL().InsertTest(context.Background(), "acme", running); err != nil {
+			t.Fatal(err)
+		}
+		tests := "/v1/onboardings/" + e.onboardingID + "/communication-tests"
+		h.Do("POST", tests, e.acme, nil).Expect(t, 409, "test_running")
+		h.Clock.Advance(dplsvc.TestTimeout*2 + time.Second)
+		h.Do("POST", tests, e.acme, nil).Expect(t, 429, "test_rate_limited")
+		h.Clock.Advance(time.Minute)
+		h.Do("POST", tests, e.acme, nil).Expect(t, 201, "")
+		old := h.Do("GET", tests+"/"+running.ID, e.acmeRO, nil).Expect(t, 200, "").Map(t)
+		if old["status"] != "failed" || old["finished_at"] == nil {
+			t.Fatalf("abandoned test %v", old)
+		}
+	})
 }
