@@ -146,6 +146,11 @@ func TestRows(t *testing.T) {
 			Rows    []map[string]any `json:"rows"`
 			Missing []string         `json:"missing_points"`
 		}
+		tpl := h.Do("GET", "/v1/onboarding-templates/fc_v1", e.acmeRO, nil).Expect(t, 200, "").Map(t)
+		if points := tpl["dpl_points"].([]any); len(points) != 12 || points[0].(map[string]any)["point_name"] != "bess_power_mw" ||
+			points[0].(map[string]any)["required"] != true {
+			t.Fatalf("template points %v", tpl["dpl_points"])
+		}
 		h.Do("GET", base, e.acmeRO, nil).Expect(t, 200, "").JSON(t, &list)
 		if len(list.Rows) != 0 || len(list.Missing) != 8 {
 			t.Fatalf("empty list %+v", list)
@@ -345,6 +350,11 @@ func TestCommunicationTest(t *testing.T) {
 		if list.Rows[0]["point_name"] != "bess_power_mw" || list.Rows[0]["last_test_result"] != "ok" || list.Rows[1]["last_test_result"] != "not_mapped" {
 			t.Fatalf("rows %v", list.Rows[:2])
 		}
+		// A change clears the row's result.
+		upd := h.Do("PUT", "/v1/onboardings/"+e.onboardingID+"/dpl-rows/"+list.Rows[0]["row_id"].(string), e.acme, fullList[0]).Expect(t, 200, "").Map(t)
+		if upd["last_test_result"] != nil {
+			t.Fatalf("changed row %v", upd)
+		}
 		// A missing point fails the next test (task side, as the EMS provider).
 		h.Clock.Advance(time.Minute)
 		m := measurements(h.Clock.Now())
@@ -474,4 +484,39 @@ func TestRunningTest(t *testing.T) {
 			t.Fatalf("abandoned test %v", old)
 		}
 	})
+}
+
+// TestSessions: magic-link sessions act as their one role on their
+// onboarding only.
+func TestSessions(t *testing.T) {
+	e := setup(t, testkit.OpenSQLite(t))
+	h := e.h
+	session := func(onboardingID, role string) string {
+		return h.Token(auth.Principal{Subject: "onbc:c-" + role, OrganizationID: "acme", Credential: "s-" + role,
+			Task: &auth.TaskGrant{OnboardingID: onboardingID, ContactID: "c-" + role, Role: role, SessionID: "s-" + role}})
+	}
+	ems, owner := session(e.onboardingID, "ems_provider"), session(e.onboardingID, "asset_owner")
+	base := "/v1/onboarding-tasks/" + e.onboardingID + "/dpl-rows"
+	created := h.Do("POST", base, ems, fullList[0]).Expect(t, 201, "").Map(t)
+	if created["updated_by_name"] != "c-ems_provider" {
+		t.Fatalf("created %v", created)
+	}
+	h.Do("GET", base, owner, nil).Expect(t, 200, "")
+	h.Do("POST", base, owner, fullList[1]).Expect(t, 404, "task_not_found")
+	h.Do("GET", base+"?role=epc", ems, nil).Expect(t, 404, "task_not_found")
+	h.Do("GET", "/v1/onboarding-tasks/"+e.betaOnboardingID+"/dpl-rows", ems, nil).Expect(t, 404, "task_not_found")
+	h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", ems, nil).Expect(t, 403, "magic_link_session_not_allowed")
+	var audit struct {
+		Entries []struct {
+			Action string `json:"action"`
+			Actor  struct {
+				Kind string `json:"kind"`
+				Role string `json:"role"`
+			} `json:"actor"`
+		} `json:"entries"`
+	}
+	h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/audit?action=dpl_row.", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &audit)
+	if len(audit.Entries) != 1 || audit.Entries[0].Actor.Kind != "contact" || audit.Entries[0].Actor.Role != "ems_provider" {
+		t.Fatalf("audit %+v", audit)
+	}
 }
