@@ -2,12 +2,14 @@ package dplsvc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
 
+	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/errs"
 	"atcp/internal/onboarding"
@@ -39,6 +41,7 @@ func (e *TooSoon) Error() string {
 func (s *Service) Run(ctx context.Context, actor onboarding.Actor, id string) (Test, error) {
 	var t Test
 	var ob onboarding.Onboarding
+	var a assets.Asset
 	var rows []Row
 	err := s.d.Onboarding.Mutate(ctx, actor, id, func(ctx context.Context, o onboarding.Onboarding) error {
 		ob = o
@@ -49,8 +52,7 @@ func (s *Service) Run(ctx context.Context, actor onboarding.Actor, id string) (T
 		if len(rows) == 0 {
 			return errs.Conflictf(CodeDPLEmpty, "the data-point list is empty: add rows before a communication test")
 		}
-		a, err := s.d.Assets.Get(ctx, auth.Visibility{All: true}, ob.AssetID)
-		if err != nil {
+		if a, err = s.d.Assets.Get(ctx, auth.Visibility{All: true}, ob.AssetID); err != nil {
 			return err
 		}
 		if !slices.Contains(s.d.Adapters, a.Adapter) {
@@ -89,36 +91,51 @@ func (s *Service) Run(ctx context.Context, actor onboarding.Actor, id string) (T
 	if err != nil {
 		return Test{}, err
 	}
-	snap, measured, err := s.read(ctx, ob.AssetID)
-	if err != nil {
-		return Test{}, err
-	}
-	a, err := s.d.Assets.Get(ctx, auth.Visibility{All: true}, ob.AssetID)
-	if err != nil {
-		return Test{}, err
-	}
+	snap, measured, readErr := s.read(ctx, ob.AssetID)
 	now := s.now()
-	outcome := dpl.Evaluate(plain(rows), Points(ob), a.UsablePowerCapacityMW, snap, now)
-	t.Status, t.FinishedAt, t.Connected, t.MeasuredAt, t.Points = TestFailed, &now, snap.Connected, measured, outcome.Points
-	if outcome.Passed {
-		t.Status = TestPassed
-	}
-	results := map[string]dpl.Result{}
-	for _, r := range rows {
-		if i := slices.IndexFunc(outcome.Points, func(p dpl.PointResult) bool { return p.PointName == r.PointName }); i >= 0 {
-			results[r.ID] = outcome.Points[i].Result
+	t.Status, t.FinishedAt = TestFailed, &now
+	var results map[string]dpl.Result
+	if readErr == nil {
+		outcome := dpl.Evaluate(plain(rows), Points(ob), a.UsablePowerCapacityMW, snap, now)
+		t.Connected, t.MeasuredAt, t.Points = snap.Connected, measured, outcome.Points
+		if outcome.Passed {
+			t.Status = TestPassed
+		}
+		results = map[string]dpl.Result{}
+		for _, r := range rows {
+			if i := slices.IndexFunc(outcome.Points, func(p dpl.PointResult) bool { return p.PointName == r.PointName }); i >= 0 {
+				results[r.ID] = outcome.Points[i].Result
+			}
 		}
 	}
-	// The outcome is stored even when the workflow closed meanwhile: the
-	// test ran, and a running row would hold the next one back.
-	err = s.d.Store.FinishTest(ctx, ob.OrganizationID, t)
-	if err == nil {
-		err = s.d.Store.SetTestResults(ctx, ob.OrganizationID, ob.ID, results)
+	err = s.d.Onboarding.Mutate(ctx, actor, id, func(ctx context.Context, ob onboarding.Onboarding) error {
+		if err := s.d.Store.FinishTest(ctx, ob.OrganizationID, t); err != nil {
+			return err
+		}
+		// A row changed while the test ran keeps its cleared result.
+		current, err := s.d.Store.Rows(ctx, ob.OrganizationID, ob.ID)
+		if err != nil {
+			return err
+		}
+		for _, r := range current {
+			if r.UpdatedAt.After(t.StartedAt) {
+				delete(results, r.ID)
+			}
+		}
+		if err := s.d.Store.SetTestResults(ctx, ob.OrganizationID, ob.ID, results); err != nil {
+			return err
+		}
+		ok, failed := t.Summary()
+		return s.d.Onboarding.Audit(ctx, actor, ob, "communication_test.run", onboarding.Target{Type: "communication_test", ID: t.ID},
+			map[string][2]any{"status": {nil, string(t.Status)}, "ok": {nil, ok}, "failed": {nil, failed}})
+	})
+	if e := (*errs.Error)(nil); errors.As(err, &e) && e.Code == onboarding.CodeOnboardingClosed {
+		// The workflow closed while the test ran: the outcome is stored
+		// all the same, so that no running test holds the next one back.
+		err = s.d.Store.FinishTest(ctx, ob.OrganizationID, t)
 	}
 	if err == nil {
-		ok, failed := t.Summary()
-		err = s.d.Onboarding.Audit(ctx, actor, ob, "communication_test.run", onboarding.Target{Type: "communication_test", ID: t.ID},
-			map[string][2]any{"status": {nil, string(t.Status)}, "ok": {nil, ok}, "failed": {nil, failed}})
+		err = readErr
 	}
 	return t, err
 }

@@ -24,9 +24,15 @@ import (
 )
 
 // latest is the recorded telemetry the tests set.
-type latest struct{ snap map[string]telemetry.Snapshot }
+type latest struct {
+	snap   map[string]telemetry.Snapshot
+	during func() // runs while a test reads, when set
+}
 
 func (l *latest) Latest(_ context.Context, assetID string) (telemetry.Snapshot, error) {
+	if l.during != nil {
+		l.during()
+	}
 	s, ok := l.snap[assetID]
 	if !ok {
 		return telemetry.Snapshot{}, errs.NotFoundf("no telemetry of %s", assetID)
@@ -518,5 +524,21 @@ func TestSessions(t *testing.T) {
 	h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/audit?action=dpl_row.", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &audit)
 	if len(audit.Entries) != 1 || audit.Entries[0].Actor.Kind != "contact" || audit.Entries[0].Actor.Role != "ems_provider" {
 		t.Fatalf("audit %+v", audit)
+	}
+}
+
+// TestClosedWhileRunning: a workflow cancelled while its test reads still
+// gets the test's outcome stored.
+func TestClosedWhileRunning(t *testing.T) {
+	e := setup(t, testkit.OpenSQLite(t))
+	h := e.h
+	h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.acme, fullList[0]).Expect(t, 201, "")
+	e.tel.during = func() {
+		h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/cancel", e.platform, map[string]any{"reason": "sold"}).Expect(t, 200, "")
+	}
+	test := h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/communication-tests", e.acme, nil).Expect(t, 201, "").Map(t)
+	got := h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/communication-tests/"+test["test_id"].(string), e.acmeRO, nil).Expect(t, 200, "").Map(t)
+	if got["status"] != "failed" || got["finished_at"] == nil {
+		t.Fatalf("test %v", got)
 	}
 }
