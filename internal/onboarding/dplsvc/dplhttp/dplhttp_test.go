@@ -3,9 +3,11 @@ package dplhttp_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -541,4 +543,36 @@ func TestClosedWhileRunning(t *testing.T) {
 	if got["status"] != "failed" || got["finished_at"] == nil {
 		t.Fatalf("test %v", got)
 	}
+}
+
+// TestConcurrentCreates: of concurrent rows for one point, one is stored.
+func TestConcurrentCreates(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		var wg sync.WaitGroup
+		statuses := make(chan int, 4)
+		for i := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := row("soc", fmt.Sprintf("ca:5/ioa:%d", i), "percent", "read")
+				statuses <- e.h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.acme, r).Status
+			}()
+		}
+		wg.Wait()
+		close(statuses)
+		created := 0
+		for st := range statuses {
+			switch st {
+			case 201:
+				created++
+			case 409:
+			default:
+				t.Fatalf("status %d", st)
+			}
+		}
+		if created != 1 {
+			t.Fatalf("%d created", created)
+		}
+	})
 }
