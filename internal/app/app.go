@@ -49,10 +49,22 @@ import (
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/branding"
 	"atcp/internal/onboarding/branding/brandinghttp"
+	"atcp/internal/onboarding/comments"
+	"atcp/internal/onboarding/comments/commentshttp"
+	"atcp/internal/onboarding/documents"
+	"atcp/internal/onboarding/documents/documentshttp"
 	"atcp/internal/onboarding/dplsvc"
 	"atcp/internal/onboarding/dplsvc/dplhttp"
+	"atcp/internal/onboarding/fields"
+	"atcp/internal/onboarding/fields/fieldshttp"
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/onboarding/onboardinghttp"
+	"atcp/internal/onboarding/prequal"
+	"atcp/internal/onboarding/prequal/prequalhttp"
+	"atcp/internal/onboarding/reminders"
+	"atcp/internal/onboarding/reminders/remindershttp"
+	"atcp/internal/onboarding/tasks"
+	"atcp/internal/onboarding/tasks/taskshttp"
 	"atcp/internal/pools"
 	"atcp/internal/pools/poolshttp"
 	"atcp/internal/portfolio"
@@ -110,6 +122,10 @@ type App struct {
 	// DPL runs the onboardings' data-point lists and communication tests
 	// (LatestTest for the task detail).
 	DPL *dplsvc.Service
+	// Reminders reminds onboarding gates of their deadlines (its job and
+	// endpoints); built without Sender and Recipients until the notify
+	// and contacts groups provide them.
+	Reminders *reminders.Service
 	// Faults assembles fault evidence, drafts fault messages, declares
 	// faults and reads incidents; incidents opens the incidents of paging
 	// alarms on production-critical assets.
@@ -135,6 +151,9 @@ type App struct {
 	// Branding is the organisations' onboarding branding; its Resolve
 	// gives the onboarding e-mails theirs.
 	Branding *branding.Service
+	// Documents keeps the onboarding documents (the "documents"
+	// requirement of gates, the cancel hook dropping pending uploads).
+	Documents *documents.Service
 
 	workers *worker.Runner
 
@@ -221,6 +240,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Restrictions = restrictions.NewService(a.Store.Restrictions(), a.Assets, a.Clock)
 	a.Contacts = contacts.NewService(a.Store.Contacts(), a.Assets, a.Clock)
 	a.Onboarding = onboarding.NewService(a.Store.Onboardings(), a.Assets, a.Clock)
+	// While a workflow is in progress it alone moves its asset's status.
+	a.Assets.SetStatusOwner(a.Onboarding)
+	a.Documents = documents.NewService(a.Store.OnboardingDocuments(), a.Onboarding, a.Objects, a.Clock, a.Security)
 	a.Portfolio = portfolio.NewService(a.Store.CoverSteps(), a.Assets, a.Clock)
 	a.AFRRReports = afrrreport.NewService(a.Store.AFRRDispatchEvents(), a.Assets, a.Store.Bids(), a.Clock)
 
@@ -259,6 +281,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 		return nil, err
 	}
 	jobs = append(jobs, coverJobs...)
+	jobs = append(jobs, a.documentJobs()...)
+	a.Reminders = reminders.NewService(reminders.Deps{Core: a.Onboarding, Store: a.Store.OnboardingReminders(), Clock: a.Clock, Logger: log})
+	jobs = append(jobs, a.Reminders.Jobs()...)
 	a.faultHandling(cfg)
 	if cfg.Simulate {
 		if a.Control, err = a.controlLoop(data); err != nil {
@@ -309,10 +334,20 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	portfoliohttp.Register(a.Server, a.Portfolio, a.Pools)
 	afrrreporthttp.Register(a.Server, a.AFRRReports)
 	poolshttp.Register(a.Server, a.Pools)
-	onboardinghttp.Register(a.Server, a.Onboarding, a.Assets, a.Clock)
 	a.DPL = dplsvc.New(dplsvc.Deps{Onboarding: a.Onboarding, Store: a.Store.OnboardingDPL(), Assets: a.Assets,
 		Latest: a.Store.Telemetry(), Adapters: a.steeredAdapters(), Clock: a.Clock})
 	dplhttp.Register(a.Server, a.Onboarding, a.DPL)
+	documentshttp.Register(a.Server, a.Documents, a.Onboarding)
+	// Comments, prequalification and reminders (issue 15, wave 2): mail,
+	// recipients and certificates come with the notify, contacts and
+	// documents groups; until then nothing is mailed, a manual reminder
+	// finds no recipient and a certificate id is refused.
+	commentshttp.Register(a.Server, a.Onboarding, comments.NewService(a.Onboarding, a.Store.OnboardingComments(), a.Clock, nil))
+	prequalhttp.Register(a.Server, prequal.NewService(a.Onboarding, a.Store.OnboardingPrequalifications(), a.Assets, certificates{a.Documents}, a.Clock))
+	remindershttp.Register(a.Server, a.Reminders)
+	rfiValues := fields.NewService(a.Onboarding, a.Store.OnboardingFields(), a.Assets, a.Clock)
+	onboardinghttp.Register(a.Server, a.Onboarding, a.Assets, a.Clock, onboardinghttp.WithFields(rfiValues))
+	fieldshttp.Register(a.Server, a.Onboarding, rfiValues)
 	settlementhttp.Register(a.Server, settlement.NewService(settlement.Deps{Store: a.Store.Settlements(), Assets: a.Assets,
 		Organizations: a.Store.Directory(), Clock: a.Clock, Rule: settlement.NewRule(cfg.SettlementFinalLag)}))
 	a.registerNominations()
@@ -324,6 +359,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Branding = branding.NewService(branding.Deps{Store: a.Store.OnboardingBranding(), Organizations: a.Store.Directory(),
 		Objects: a.Objects, Clock: a.Clock})
 	brandinghttp.Register(a.Server, a.Branding)
+	taskshttp.Register(a.Server, a.Onboarding, tasks.NewService(tasks.Deps{Onboarding: a.Onboarding, Assets: a.Assets, Fields: rfiValues,
+		Branding: a.Branding}))
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
@@ -424,3 +461,11 @@ func (a *App) Close() {
 
 // Addr is the address the server listens on.
 func (a *App) Addr() string { return a.listener.Addr().String() }
+
+// certificates lets a prequalification result cite a certificate uploaded
+// to the onboarding's documents.
+type certificates struct{ docs *documents.Service }
+
+func (c certificates) Exists(ctx context.Context, organizationID, onboardingID, documentID string) (bool, error) {
+	return c.docs.CertificateExists(ctx, organizationID, onboardingID, documentID)
+}

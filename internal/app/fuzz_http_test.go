@@ -177,6 +177,8 @@ type fuzzServer struct {
 	// to the [onboarding_id, gate_id] it is valid on; "" is the default.
 	onboardingGates       map[string][2]string
 	dplRow                string // a DPL row of O3's workflow
+	document              string // a pending document of the default workflow
+	prequalification      string // fuzz-o3's fcr prequalification, submitted
 	integrations, secrets [2]string
 	admin, member         string
 	tokensAt              time.Time
@@ -421,6 +423,10 @@ func (s *fuzzServer) pathValue(path, name string, n uint8) (string, bool) {
 			return ids[0], true
 		}
 		return ids[1], true
+	case "document_id":
+		return s.document, true
+	case "prequalification_id":
+		return s.prequalification, true
 	case "organization_id":
 		return fuzzOrg, true
 	case "row_id":
@@ -746,7 +752,7 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 	workflows := map[string][2]string{}
 	for _, id := range []string{fuzzAssetO1, fuzzAssetO2, fuzzAssetO3} {
 		s.must(tb, "POST", "/v1/assets", admin, fmt.Sprintf(`{"asset_id":%q,"asset_name":"Fuzz %s","asset_type":"standalone",
-			"location":"Kiel","organisation_id":"fuzz","asset_integration_type":"full_control"}`, id, id), nil)
+			"location":"Kiel","organisation_id":"fuzz","asset_integration_type":"full_control","usable_power_capacity_mw":5,"tso":"50HZ"}`, id, id), nil)
 		if id == fuzzAssetO2 {
 			continue
 		}
@@ -760,12 +766,19 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 		gate := func(i int) [2]string { return [2]string{workflow.OnboardingID, workflow.Gates[i].ID} }
 		rows := "/v1/onboardings/" + workflow.OnboardingID + "/dpl-rows"
 		if id == fuzzAssetO3 {
+			// Its RfI gate holds every required field, so that it can be submitted.
+			s.must(tb, "PUT", "/v1/onboardings/"+workflow.OnboardingID+"/gates/"+workflow.Gates[0].ID+"/fields", admin, fuzzRfI, nil)
 			workflows[""] = gate(0)
 			var row struct {
 				RowID string `json:"row_id"`
 			}
 			s.must(tb, "POST", rows, admin, fuzzDPLRow("soc", "percent", "read", 1), &row)
 			s.dplRow = row.RowID
+			var p struct {
+				PrequalificationID string `json:"prequalification_id"`
+			}
+			s.must(tb, "POST", "/v1/onboardings/"+workflow.OnboardingID+"/prequalifications", admin, `{"product":"fcr","requested_mw":4}`, &p)
+			s.prequalification = p.PrequalificationID
 			continue
 		}
 		// The DPL gate is submitted with a row for every required point.
@@ -781,6 +794,14 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 		workflows["reopen"], workflows["pass"], workflows["request-changes"], workflows["unblock"] = gate(0), gate(1), gate(1), gate(2)
 	}
 	s.onboardingGates = workflows
+	var upload struct {
+		Document struct {
+			ID string `json:"id"`
+		} `json:"document"`
+	}
+	s.must(tb, "POST", "/v1/onboardings/"+workflows[""][0]+"/documents/presigned-upload", admin, `{"document_type":"installation_photo_mdevice",
+		"filename":"fixture.jpg","content_type":"image/jpeg","size_bytes":1000,"gate_definition_id":"fc_installation"}`, &upload)
+	s.document = upload.Document.ID
 	s.must(tb, "POST", "/v1/pools?organization_id="+fuzzOrg, admin, `{"pool_id":"`+fuzzPool+`","list_asset_ids":["`+fuzzAssetA+`","`+fuzzAssetB+`"]}`, nil)
 
 	// Integration 0 has two secrets (the most it may have), so that one
@@ -827,6 +848,13 @@ type fuzzSeed struct {
 	body    []byte
 	valid   bool
 }
+
+// fuzzRfI is a value of every required field of fc_rfi.
+const fuzzRfI = `{"fields":{"asset_type":"standalone","usable_power_capacity_mw":12.5,"usable_energy_capacity_mwh":25,
+	"grid_connection_power_mw":15,"voltage_level_kv":20,"tso":"50hertz","grid_operator":"Stadtwerke Kiel","market_location_id":"12345678901",
+	"site_coordinates":{"latitude":54.32,"longitude":10.13},"commissioning_date":"2026-05-01","battery_manufacturer":"Cells AG",
+	"inverter_manufacturer":"Inv GmbH","ems_vendor":"EMS Co","ems_protocols":["iec104"],"remote_access_available":true,
+	"site_contact_name":"Jan","site_contact_phone":"+4943112345","site_contact_email":"jan@fuzz.example","planned_products":["fcr"]}}`
 
 // fuzzExamples is a valid request of each operation on the fixtures: the
 // variant's fixture and caller, and the body. An operation without one is
@@ -923,6 +951,18 @@ var fuzzExamples = map[string]struct {
 	"block-onboarding-gate":           {0, `{"reason":"waiting for the DSO"}`},
 	"unblock-onboarding-gate":         {0, ""},
 	"reopen-onboarding-gate":          {0, `{"note":"again"}`},
+	"presign-onboarding-document": {0, `{"document_type":"installation_photo_antenna","filename":"Antenne 1.jpg","content_type":"image/jpeg",
+		"size_bytes":2000,"gate_definition_id":"fc_installation"}`},
+	// The task endpoints answer the fixtures' callers (no contact role, no
+	// preview header) 404, and finalizing needs an uploaded object: their
+	// seeds are fuzzed from nothing.
+	"delete-onboarding-document":                {0, ""},
+	"create-onboarding-comment":                 {0, `{"body":"Please check the antenna photo.","visibility":"internal"}`},
+	"set-onboarding-reminder-policy":            {0, `{"days_before":[7,1],"overdue_every_days":2,"max_overdue_reminders":3,"enabled":true}`},
+	"create-onboarding-prequalification":        {0, `{"product":"afrr_pos","requested_mw":5,"submitted_on":"2026-02-01","tso_reference":"PQ-1"}`},
+	"record-onboarding-prequalification-result": {0, `{"status":"partially_granted","prequalified_mw":3,"decision_note":"ok"}`},
+	"withdraw-onboarding-prequalification":      {0, `{"reason":"recorded wrongly"}`},
+	"save-onboarding-gate-fields":               {0, `{"fields":{"notes":"fuzz","usable_power_capacity_mw":11,"commissioning_date":null}}`},
 
 	"create-onboarding-dpl-row":         {0, fuzzDPLRow("grid_power_mw", "kW", "read", 7)},
 	"update-onboarding-dpl-row":         {0, fuzzDPLRow("soc", "percent", "read", 8)},

@@ -58,7 +58,11 @@ func TestMagicLinkSessionOnTheServer(t *testing.T) {
 				_ = json.NewDecoder(resp.Body).Decode(&p)
 				return resp.StatusCode, p.Code
 			}
-			for _, path := range []string{"/v1/assets", "/v1/users/me", "/v1/pools"} {
+			// Its task list is open to it (empty: ob-1 is no workflow).
+			if status, code := get("/v1/onboarding-tasks"); status != http.StatusOK {
+				t.Errorf("GET /v1/onboarding-tasks: %d %s", status, code)
+			}
+			for _, path := range []string{"/v1/assets", "/v1/users/me", "/v1/pools", "/v1/onboardings"} {
 				if status, code := get(path); status != http.StatusForbidden || code != "magic_link_session_not_allowed" {
 					t.Errorf("GET %s: %d %s", path, status, code)
 				}

@@ -39,10 +39,9 @@ type VirtualResolver interface {
 // StatusOwner reports the onboarding workflow in progress of an asset,
 // which owns its operational status until it completes or is cancelled
 // (the onboarding area implements it; docs/onboarding.md, section 3).
-// Service.Update consults it under the asset's row lock, with a context
-// outside that transaction: it must read committed state only, and the
-// workflow's creation must lock the asset row too, so that the two
-// serialise.
+// Service.Update consults it under the asset's row lock, with the context
+// of that transaction (its reads join it), and the workflow's creation
+// locks the asset row too, so that the two serialise.
 type StatusOwner interface {
 	OnboardingInProgress(ctx context.Context, assetID string) (onboardingID string, ok bool, err error)
 }
@@ -58,10 +57,6 @@ type Service struct {
 	guards   []DeletionGuard
 	resolver VirtualResolver
 	owner    StatusOwner
-	// moving serialises status changes consulted with the owner: each
-	// holds its transaction's connection while the owner needs another,
-	// and concurrent ones must not take every connection of the pool.
-	moving sync.Mutex
 	// deleting serialises deletions: each holds a database connection
 	// while its guards need more, and concurrent deletions must not take
 	// every connection of the pool.
@@ -301,12 +296,8 @@ func (s *Service) Update(ctx context.Context, v auth.Visibility, assetID string,
 	}
 	now := s.clk.Now()
 	owner := s.statusOwner()
-	if owner != nil && u.OperationalStatus.Present {
-		s.moving.Lock()
-		defer s.moving.Unlock()
-	}
 	defer s.cache.invalidate(assetID)
-	a, err := s.store.Update(ctx, v, assetID, func(cur Asset) (Asset, bool, error) {
+	a, err := s.store.Update(ctx, v, assetID, func(ctx context.Context, cur Asset) (Asset, bool, error) {
 		next, changed, err := u.Apply(cur, now)
 		if err != nil || owner == nil || next.OperationalStatus == cur.OperationalStatus {
 			return next, changed, err

@@ -25,10 +25,12 @@ type Store interface {
 	// Update reads the visible asset and locks it until the transaction
 	// ends, passes it to change and, when change reports a change, stores
 	// what it returns, so that concurrent partial updates apply one after
-	// the other and none is lost. Inside a store transaction (ctx carries
-	// it) it joins that transaction. It returns the asset as stored. An
+	// the other and none is lost. change's context carries the
+	// transaction, so that what it reads runs inside it. Inside a store
+	// transaction (ctx carries it) it joins that transaction. It returns
+	// the asset as stored. An
 	// unknown optimizer_org_id is errs.Invalid naming that field.
-	Update(ctx context.Context, v auth.Visibility, id string, change func(current Asset) (next Asset, changed bool, err error)) (Asset, error)
+	Update(ctx context.Context, v auth.Visibility, id string, change func(ctx context.Context, current Asset) (next Asset, changed bool, err error)) (Asset, error)
 	// Delete reads the visible asset and locks it, calls check with it
 	// and, when check returns nil, marks the asset deleted at at, in one
 	// transaction. check runs before anything is written; it may read

@@ -34,6 +34,8 @@ type Problem struct {
 	// Violations lists what a change would break of cross-market
 	// feasibility (COMMITMENTS_EXCEED_POWER, COMMITMENTS_EXCEED_ENERGY).
 	Violations any `json:"violations,omitempty" doc:"Each period or tender block where the asset's commitments across markets would exceed its usable power or energy (COMMITMENTS_EXCEED_POWER, COMMITMENTS_EXCEED_ENERGY)."`
+	// Reason says why an onboarding document's upload was rejected.
+	Reason any `json:"reason,omitempty" doc:"Why an onboarding document's upload was rejected (upload_rejected): size_mismatch, too_large or type_not_allowed."`
 
 	headers  http.Header
 	reported int // entries offered to Errors, listed or not
@@ -128,6 +130,9 @@ func FromDomain(e *errs.Error) *Problem {
 	}
 	if v, ok := e.Extensions["violations"]; ok {
 		p.Violations = v
+	}
+	if v, ok := e.Extensions["reason"]; ok {
+		p.Reason = v
 	}
 	switch status {
 	case http.StatusUnauthorized:

@@ -29,7 +29,12 @@ type AuditFilter struct {
 // write is filtered by auth.Visibility in the query; what v does not see is
 // errs.NotFound onboarding_not_found.
 type Store interface {
-	// Create inserts ob with its gates and runs fn in the same transaction
+	// InProgressFor returns the workflow in progress of an asset, of any
+	// organisation (the asset registry asks; assets.StatusOwner).
+	InProgressFor(ctx context.Context, assetID string) (onboardingID string, ok bool, err error)
+	// Create checks, in its transaction and under the asset's row lock,
+	// that the asset is in status onboarding (404 asset_not_found, 409
+	// asset_not_onboarding), then inserts ob with its gates and runs fn in the same transaction
 	// (ctx carries it); 409 onboarding_exists when the asset already has an
 	// in_progress workflow (a unique partial index decides under
 	// concurrency).

@@ -166,7 +166,7 @@ func TestAssetStoreUpdate(t *testing.T) {
 			t.Fatal(err)
 		}
 		later := testkit.Start.Add(time.Minute)
-		got, err := s.Update(ctx, assetAcme, "bess", func(a assets.Asset) (assets.Asset, bool, error) {
+		got, err := s.Update(ctx, assetAcme, "bess", func(_ context.Context, a assets.Asset) (assets.Asset, bool, error) {
 			a.Name, a.OptimizerOrgID, a.Description, a.UpdatedAt = "Renamed", assetPtr("beta"), nil, later
 			a.Adapter, a.AdapterTopicPrefix = assets.AdapterSimulator, "moved/bess"
 			return a, true, nil
@@ -180,7 +180,7 @@ func TestAssetStoreUpdate(t *testing.T) {
 			t.Fatalf("stored\n%+v\nreturned\n%+v", read, got)
 		}
 		// An unknown optimizer is refused and nothing changes.
-		_, err = s.Update(ctx, assetAcme, "bess", func(a assets.Asset) (assets.Asset, bool, error) {
+		_, err = s.Update(ctx, assetAcme, "bess", func(_ context.Context, a assets.Asset) (assets.Asset, bool, error) {
 			a.Name, a.OptimizerOrgID, a.UpdatedAt = "Other", assetPtr("ghost"), later.Add(time.Minute)
 			return a, true, nil
 		})
@@ -188,14 +188,14 @@ func TestAssetStoreUpdate(t *testing.T) {
 			t.Fatalf("unknown optimizer: %v", err)
 		}
 		// The change function's error is returned as is.
-		_, err = s.Update(ctx, assetAcme, "bess", func(a assets.Asset) (assets.Asset, bool, error) {
+		_, err = s.Update(ctx, assetAcme, "bess", func(_ context.Context, a assets.Asset) (assets.Asset, bool, error) {
 			return a, false, errs.Invalidf("body.asset_name", nil, "no")
 		})
 		if !errs.Is(err, errs.Invalid) {
 			t.Fatalf("change error: %v", err)
 		}
 		// A change reported as none is not written.
-		same, err := s.Update(ctx, assetAcme, "bess", func(a assets.Asset) (assets.Asset, bool, error) {
+		same, err := s.Update(ctx, assetAcme, "bess", func(_ context.Context, a assets.Asset) (assets.Asset, bool, error) {
 			a.Name = "Not written"
 			return a, false, nil
 		})
@@ -205,7 +205,7 @@ func TestAssetStoreUpdate(t *testing.T) {
 		if after, _ := s.Get(ctx, assetAcme, "bess"); !reflect.DeepEqual(after, read) {
 			t.Fatalf("refused updates changed the asset: %+v", after)
 		}
-		if _, err := s.Update(ctx, assetBeta, "bess", func(a assets.Asset) (assets.Asset, bool, error) {
+		if _, err := s.Update(ctx, assetBeta, "bess", func(_ context.Context, a assets.Asset) (assets.Asset, bool, error) {
 			t.Error("change called for an invisible asset")
 			return a, true, nil
 		}); !errs.Is(err, errs.NotFound) {
@@ -243,7 +243,7 @@ func TestAssetStoreConcurrentUpdatesKeepEveryChange(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := s.Update(ctx, assetAcme, "bess", func(cur assets.Asset) (assets.Asset, bool, error) {
+				_, err := s.Update(ctx, assetAcme, "bess", func(_ context.Context, cur assets.Asset) (assets.Asset, bool, error) {
 					// Widen the race window between the read and the write.
 					time.Sleep(2 * time.Millisecond)
 					set(&cur)
@@ -307,7 +307,7 @@ func TestAssetStoreDelete(t *testing.T) {
 		if _, err := s.Get(ctx, assetAdmin, "gone"); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("deleted asset still readable: %v", err)
 		}
-		if _, err := s.Update(ctx, assetAdmin, "gone", func(a assets.Asset) (assets.Asset, bool, error) { return a, true, nil }); !errs.Is(err, errs.NotFound) {
+		if _, err := s.Update(ctx, assetAdmin, "gone", func(_ context.Context, a assets.Asset) (assets.Asset, bool, error) { return a, true, nil }); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("deleted asset updatable: %v", err)
 		}
 		if err := s.Delete(ctx, assetAdmin, "gone", testkit.Start, func(context.Context, assets.Asset) error { return nil }); !errs.Is(err, errs.NotFound) {

@@ -233,3 +233,54 @@ func TestOnboardingCreateConcurrently(t *testing.T) {
 		}
 	})
 }
+
+// TestOnboardingOwnsAssetStatus: a workflow's creation and a status change
+// through the asset API, run together, never both succeed (the asset's row
+// lock orders them), and while the workflow is in progress the asset API
+// cannot move the status.
+func TestOnboardingOwnsAssetStatus(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
+		svc, registry, _ := onboardingFixture(t, b)
+		registry.SetStatusOwner(svc)
+		all := auth.Visibility{All: true}
+		for round := range 5 {
+			var wg sync.WaitGroup
+			var createErr, moveErr error
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				_, createErr = svc.Create(ctx, obPlatform, onboarding.CreateRequest{AssetID: "bess-1"})
+			}()
+			go func() {
+				defer wg.Done()
+				_, moveErr = registry.Update(ctx, all, "bess-1", assets.Update{OperationalStatus: assets.Some(assets.Maintenance)})
+			}()
+			wg.Wait()
+			switch {
+			case createErr == nil && moveErr == nil:
+				t.Fatalf("round %d: the workflow was created and the asset moved to maintenance", round)
+			case createErr == nil:
+				if !obCode(moveErr, errs.Conflict, assets.CodeOnboardingInProgress) {
+					t.Fatalf("round %d: move: %v", round, moveErr)
+				}
+				ob, _, err := svc.OnboardingInProgress(ctx, "bess-1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := svc.Cancel(ctx, obPlatform, ob, "again"); err != nil {
+					t.Fatal(err)
+				}
+			case moveErr == nil:
+				if !obCode(createErr, errs.Conflict, onboarding.CodeAssetNotOnboarding) {
+					t.Fatalf("round %d: create: %v", round, createErr)
+				}
+			default:
+				t.Fatalf("round %d: both refused: %v; %v", round, createErr, moveErr)
+			}
+			if _, err := registry.Update(ctx, all, "bess-1", assets.Update{OperationalStatus: assets.Some(assets.Onboarding)}); err != nil {
+				t.Fatalf("round %d: back to onboarding: %v", round, err)
+			}
+		}
+	})
+}

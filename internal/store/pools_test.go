@@ -214,7 +214,7 @@ func TestPoolMembershipGoesWithItsAsset(t *testing.T) {
 		}
 		// Any other update keeps it, offboarding ends it.
 		for _, st := range []assets.OperationalStatus{assets.Maintenance, assets.Offboarded} {
-			if _, err := b.Assets().Update(ctx, assetAcme, "bess-2", func(a assets.Asset) (assets.Asset, bool, error) {
+			if _, err := b.Assets().Update(ctx, assetAcme, "bess-2", func(_ context.Context, a assets.Asset) (assets.Asset, bool, error) {
 				a.OperationalStatus = st
 				return a, true, nil
 			}); err != nil {

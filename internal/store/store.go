@@ -25,7 +25,12 @@ import (
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/branding"
 	"atcp/internal/onboarding/dplsvc"
+	"atcp/internal/onboarding/comments"
+	"atcp/internal/onboarding/documents"
+	"atcp/internal/onboarding/fields"
 	"atcp/internal/onboarding/magic"
+	"atcp/internal/onboarding/prequal"
+	"atcp/internal/onboarding/reminders"
 	"atcp/internal/pools"
 	"atcp/internal/portfolio"
 	"atcp/internal/reporting/afrrreport"
@@ -75,6 +80,11 @@ type Backend interface {
 	OnboardingMagic() magic.Store
 	OnboardingBranding() branding.Store
 	OnboardingDPL() dplsvc.Store
+	OnboardingDocuments() documents.Store
+	OnboardingComments() comments.Store
+	OnboardingPrequalifications() prequal.Store
+	OnboardingReminders() reminders.Store
+	OnboardingFields() fields.Store
 }
 
 var (

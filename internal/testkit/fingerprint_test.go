@@ -96,7 +96,7 @@ func TestFingerprint(t *testing.T) {
 		}
 		// Changing a row's value is a change too, and deleting the user
 		// cascades to its preferences.
-		if _, err := b.Assets().Update(ctx, auth.Visibility{All: true}, "bess-1", func(cur assets.Asset) (assets.Asset, bool, error) {
+		if _, err := b.Assets().Update(ctx, auth.Visibility{All: true}, "bess-1", func(_ context.Context, cur assets.Asset) (assets.Asset, bool, error) {
 			cur.Name = "Renamed"
 			return cur, true, nil
 		}); err != nil {

@@ -316,6 +316,7 @@ func (s *Store) servePut(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("the upload may hold at most %d bytes", size)))
 		return
 	}
+	extendDeadlines(w, size)
 	if _, err := s.write(key, r.Body, size, false); errors.Is(err, errTooLarge) {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusRequestEntityTooLarge,
 			fmt.Sprintf("the upload may hold at most %d bytes", size)))
@@ -325,6 +326,22 @@ func (s *Store) servePut(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusOK)
+}
+
+// MinUploadRate is the slowest upload (bytes a second) the PUT route
+// waits for: 50 MB at 32 KiB/s take about 25 minutes.
+const MinUploadRate = 32 << 10
+
+// extendDeadlines gives an upload of size bytes the time it needs on a slow
+// link: the server's read and write timeouts (30 and 60 seconds, set for
+// API requests) run from the start of each request and would cut a large
+// upload off. The deadlines are network time, the machine's clock. A
+// connection that cannot move its deadlines keeps the server's.
+func extendDeadlines(w http.ResponseWriter, size int64) {
+	rc := http.NewResponseController(w)
+	d := 30*time.Second + time.Duration(size/MinUploadRate)*time.Second
+	rc.SetReadDeadline(time.Now().Add(d))
+	rc.SetWriteDeadline(time.Now().Add(d + time.Minute))
 }
 
 func (s *Store) serveGet(w http.ResponseWriter, r *http.Request) {

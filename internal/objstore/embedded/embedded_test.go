@@ -222,3 +222,59 @@ func TestPutWritesNothingOnMismatch(t *testing.T) {
 		t.Fatalf("a mismatched put replaced the object: %+v, %v", info, err)
 	}
 }
+
+// slowReader yields its bytes in small pieces with a pause before each.
+type slowReader struct {
+	rest  []byte
+	pause time.Duration
+}
+
+func (r *slowReader) Read(p []byte) (int, error) {
+	if len(r.rest) == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(r.pause)
+	n := copy(p, r.rest[:min(len(r.rest), 64)])
+	r.rest = r.rest[n:]
+	return n, nil
+}
+
+// TestSlowUpload: an upload that takes longer than the server's read and
+// write timeouts (the API's) is not cut off.
+func TestSlowUpload(t *testing.T) {
+	clk := clock.NewManual(time.Date(2026, 3, 29, 0, 30, 0, 0, time.UTC))
+	mux := http.NewServeMux()
+	srv := httptest.NewUnstartedServer(mux)
+	srv.Config.ReadTimeout, srv.Config.WriteTimeout = 100*time.Millisecond, 150*time.Millisecond
+	srv.Start()
+	t.Cleanup(srv.Close)
+	s, err := embedded.Open(t.TempDir(), srv.URL, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	mux.Handle(embedded.RoutePrefix, s.Handler())
+	data := bytes.Repeat([]byte("slow link "), 64) // 640 bytes in 10 pieces, 40 ms apart
+	key := "org/acme/onboarding/o1/doc/slow"
+	up, err := s.PresignPut(context.Background(), key, "application/pdf", int64(len(data)), 15*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(up.Method, up.URL, &slowReader{rest: data, pause: 40 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = int64(len(data))
+	req.Header.Set("Content-Type", "application/pdf")
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	if info, err := s.Stat(context.Background(), key); err != nil || info.Size != int64(len(data)) {
+		t.Fatalf("stored %+v %v", info, err)
+	}
+}

@@ -21,6 +21,8 @@ import (
 	"atcp/internal/httpapi"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/fields"
+	"atcp/internal/onboarding/rfi"
 )
 
 // Assets reads the asset a workflow is for (its name and place).
@@ -32,7 +34,21 @@ type handler struct {
 	svc    *onboarding.Service
 	assets Assets
 	clk    clock.Clock
+	fields FieldValues
 }
+
+// FieldValues reads the RfI values of a workflow's gates
+// (*fields.Service), the gates' structured_data.
+type FieldValues interface {
+	Of(ctx context.Context, ob onboarding.Onboarding) (map[string]fields.Values, error)
+}
+
+// Option adjusts Register.
+type Option func(*handler)
+
+// WithFields fills the gates' structured_data from f; without it the
+// member is null.
+func WithFields(f FieldValues) Option { return func(h *handler) { h.fields = f } }
 
 // actor is the caller as an onboarding actor; ctx carries the request id
 // for the audit trail.
@@ -72,7 +88,15 @@ func (h handler) gate(ctx context.Context, ob onboarding.Onboarding, g onboardin
 			return Gate{}, err
 		}
 	}
-	return toGate(g, unmet), nil
+	out := toGate(g, unmet)
+	if h.fields != nil && len(rfi.GateFields(g.DefinitionID)) > 0 {
+		all, err := h.fields.Of(ctx, ob)
+		if err != nil {
+			return Gate{}, err
+		}
+		out.StructuredData = StructuredData(all[g.ID].Fields)
+	}
+	return out, nil
 }
 
 // day parses an optional date member; "" is absent.
@@ -296,8 +320,11 @@ const (
 )
 
 // Register adds the onboarding manager endpoints to s.
-func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk clock.Clock) {
+func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk clock.Clock, opts ...Option) {
 	h := handler{svc: svc, assets: registry, clk: clk}
+	for _, o := range opts {
+		o(&h)
+	}
 	tags := []string{s.Tag("Onboarding", "Onboarding workflows of assets: templates, gates, their review and the audit trail (docs/onboarding.md).")}
 	read, write := httpapi.Scopes(auth.OnboardingRead), httpapi.Scopes(auth.OnboardingWrite)
 

@@ -1,6 +1,7 @@
 package onboardinghttp
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -10,6 +11,7 @@ import (
 	"atcp/internal/markets/calendar"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/dpl"
+	"atcp/internal/onboarding/rfi"
 )
 
 // Text is a bilingual text.
@@ -47,19 +49,20 @@ type OnPass struct {
 
 // GateDefinition is a gate of a template.
 type GateDefinition struct {
-	DefinitionID       string         `json:"definition_id"`
-	TemplateID         string         `json:"template_id"`
-	Order              int            `json:"order"`
-	Title              Text           `json:"title"`
-	Description        Text           `json:"description"`
-	OwnerRole          string         `json:"owner_role"`
-	ContributorRoles   []string       `json:"contributor_roles" nullable:"false"`
-	ReviewerRole       string         `json:"reviewer_role"`
-	DependsOn          []string       `json:"depends_on" nullable:"false" doc:"Definitions that must be passed or waived before this gate can be submitted."`
-	DeadlineOffsetDays int            `json:"deadline_offset_days" doc:"The gate's default deadline is the workflow's started_on plus this many days."`
-	DocumentSlots      []DocumentSlot `json:"document_slots" nullable:"false"`
-	Requirements       Requirements   `json:"requirements"`
-	OnPass             OnPass         `json:"on_pass"`
+	DefinitionID       string            `json:"definition_id"`
+	TemplateID         string            `json:"template_id"`
+	Order              int               `json:"order"`
+	Title              Text              `json:"title"`
+	Description        Text              `json:"description"`
+	OwnerRole          string            `json:"owner_role"`
+	ContributorRoles   []string          `json:"contributor_roles" nullable:"false"`
+	ReviewerRole       string            `json:"reviewer_role"`
+	DependsOn          []string          `json:"depends_on" nullable:"false" doc:"Definitions that must be passed or waived before this gate can be submitted."`
+	DeadlineOffsetDays int               `json:"deadline_offset_days" doc:"The gate's default deadline is the workflow's started_on plus this many days."`
+	DocumentSlots      []DocumentSlot    `json:"document_slots" nullable:"false"`
+	Requirements       Requirements      `json:"requirements"`
+	OnPass             OnPass            `json:"on_pass"`
+	Fields             []FieldDefinition `json:"fields" nullable:"false" doc:"The RfI field definitions of the gate; empty for a gate without fields."`
 }
 
 func roles(rs []onboarding.TaskRole) []string {
@@ -88,7 +91,24 @@ func toDefinition(d onboarding.GateDefinition) GateDefinition {
 		Requirements: Requirements{Fields: r.Fields, Documents: r.Documents, DPLComplete: r.DPLComplete, CommunicationTest: r.CommunicationTest,
 			Prequalification: r.Prequalification},
 		OnPass: OnPass{AssetOperationalStatus: status, ApplyFieldsToAsset: d.OnPass.ApplyFieldsToAsset, CompleteWorkflow: d.OnPass.CompleteWorkflow},
+		Fields: FieldDefinitions(rfi.GateFields(d.DefinitionID)),
 	}
+}
+
+// Definition is the wire form of a gate definition (also the task
+// detail's gate_definitions).
+func Definition(d onboarding.GateDefinition) GateDefinition { return toDefinition(d) }
+
+// StructuredData is the wire form of stored RfI values: each decoded.
+func StructuredData(values map[string]json.RawMessage) map[string]any {
+	out := make(map[string]any, len(values))
+	for k, raw := range values {
+		var v any
+		if json.Unmarshal(raw, &v) == nil {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // Template is a built-in workflow template.
@@ -131,24 +151,25 @@ func toTemplate(t onboarding.Template) Template {
 
 // Gate is a gate of a workflow.
 type Gate struct {
-	ID                string    `json:"id" doc:"The gate_id."`
-	OnboardingID      string    `json:"onboarding_id"`
-	DefinitionID      string    `json:"definition_id"`
-	Title             Text      `json:"title"`
-	Order             int       `json:"order"`
-	OwnerRole         string    `json:"owner_role"`
-	Status            string    `json:"status" enum:"pending,in_progress,submitted,changes_requested,passed,waived,blocked"`
-	BlockedFrom       *string   `json:"blocked_from" doc:"The status unblock returns to; null unless blocked."`
-	Ready             bool      `json:"ready" doc:"Every gate it depends on is passed or waived."`
-	Deadline          *string   `json:"deadline" format:"date" doc:"Europe/Berlin day; overdue from 00:00 Berlin of the day after."`
-	AssigneeContactID *string   `json:"assignee_contact_id"`
-	LastNote          *string   `json:"last_note"`
-	SubmittedAt       *string   `json:"submitted_at" format:"date-time"`
-	SubmittedByName   *string   `json:"submitted_by_name"`
-	PassedAt          *string   `json:"passed_at" format:"date-time" doc:"When it was passed or waived."`
-	PassedByUserName  *string   `json:"passed_by_user_name"`
-	RequirementsUnmet []Unmet   `json:"requirements_unmet" nullable:"false" doc:"What submit would refuse today (empty once passed or waived)."`
-	UpdatedAt         time.Time `json:"updated_at"`
+	ID                string         `json:"id" doc:"The gate_id."`
+	OnboardingID      string         `json:"onboarding_id"`
+	DefinitionID      string         `json:"definition_id"`
+	Title             Text           `json:"title"`
+	Order             int            `json:"order"`
+	OwnerRole         string         `json:"owner_role"`
+	Status            string         `json:"status" enum:"pending,in_progress,submitted,changes_requested,passed,waived,blocked"`
+	BlockedFrom       *string        `json:"blocked_from" doc:"The status unblock returns to; null unless blocked."`
+	Ready             bool           `json:"ready" doc:"Every gate it depends on is passed or waived."`
+	Deadline          *string        `json:"deadline" format:"date" doc:"Europe/Berlin day; overdue from 00:00 Berlin of the day after."`
+	AssigneeContactID *string        `json:"assignee_contact_id"`
+	LastNote          *string        `json:"last_note"`
+	SubmittedAt       *string        `json:"submitted_at" format:"date-time"`
+	SubmittedByName   *string        `json:"submitted_by_name"`
+	PassedAt          *string        `json:"passed_at" format:"date-time" doc:"When it was passed or waived."`
+	PassedByUserName  *string        `json:"passed_by_user_name"`
+	RequirementsUnmet []Unmet        `json:"requirements_unmet" nullable:"false" doc:"What submit would refuse today (empty once passed or waived)."`
+	StructuredData    map[string]any `json:"structured_data" nullable:"true" doc:"The RfI values of a gate with fields, by key; null for the other gates."`
+	UpdatedAt         time.Time      `json:"updated_at"`
 }
 
 // Unmet is one unmet requirement of a gate.

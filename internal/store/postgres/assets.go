@@ -161,7 +161,7 @@ func (s assetStore) Create(ctx context.Context, a assets.Asset) (_ assets.Asset,
 	return a, nil
 }
 
-func (s assetStore) Update(ctx context.Context, v auth.Visibility, id string, change func(assets.Asset) (assets.Asset, bool, error)) (_ assets.Asset, err error) {
+func (s assetStore) Update(ctx context.Context, v auth.Visibility, id string, change func(context.Context, assets.Asset) (assets.Asset, bool, error)) (_ assets.Asset, err error) {
 	defer sqlutil.Wrap(&err, "assets: update")
 	var out assets.Asset
 	err = s.db.join(ctx, func(ctx context.Context, tx pgx.Tx) error {
@@ -169,7 +169,7 @@ func (s assetStore) Update(ctx context.Context, v auth.Visibility, id string, ch
 		if err != nil {
 			return err
 		}
-		next, changed, err := change(cur)
+		next, changed, err := change(ctx, cur)
 		if err != nil {
 			return err
 		}

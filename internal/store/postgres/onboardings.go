@@ -72,7 +72,22 @@ func (s onboardingStore) withGates(ctx context.Context, ob onboarding.Onboarding
 func (s onboardingStore) Create(ctx context.Context, ob onboarding.Onboarding, fn func(ctx context.Context) error) (err error) {
 	defer sqlutil.Wrap(&err, "onboardings: create")
 	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO onboardings (`+sqlutil.OnboardingList("")+`) VALUES (`+
+		// The asset's row lock orders this against a status change through
+		// the asset API, which consults the workflows in progress under the
+		// same lock (assets.StatusOwner): one of the two sees the other.
+		var status string
+		err := tx.QueryRow(ctx, `SELECT asset_operational_status FROM assets WHERE asset_id = $1 AND deleted_at IS NULL FOR UPDATE`,
+			ob.AssetID).Scan(&status)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errs.E(errs.NotFound, onboarding.CodeAssetNotFound, "asset %q not found", ob.AssetID)
+		}
+		if err != nil {
+			return sqlutil.Wrapped("lock asset", err)
+		}
+		if status != "onboarding" {
+			return errs.Conflictf(onboarding.CodeAssetNotOnboarding, "asset %q is %s; a workflow starts only for an asset in status onboarding", ob.AssetID, status)
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO onboardings (`+sqlutil.OnboardingList("")+`) VALUES (`+
 			sqlutil.Placeholders(len(sqlutil.OnboardingColumns), 1, dollar)+`)`, sqlutil.OnboardingValues(ob, sqlutil.PostgresInstants)...)
 		if isUniqueViolation(err) {
 			return errs.Conflictf(onboarding.CodeOnboardingExists, "asset %q already has an onboarding in progress", ob.AssetID)
@@ -227,4 +242,15 @@ func (s onboardingStore) Audit(ctx context.Context, v auth.Visibility, onboardin
 		return nil, 0, err
 	}
 	return out, total, nil
+}
+
+func (s onboardingStore) InProgressFor(ctx context.Context, assetID string) (_ string, _ bool, err error) {
+	defer sqlutil.Wrap(&err, "onboardings: in progress for asset")
+	var id string
+	err = s.db.conn(ctx).QueryRow(ctx, `SELECT onboarding_id FROM onboardings WHERE asset_id = $1 AND overall_status = 'in_progress'`,
+		assetID).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	return id, err == nil, err
 }

@@ -78,7 +78,22 @@ func (s onboardingStore) withGates(ctx context.Context, ob onboarding.Onboarding
 func (s onboardingStore) Create(ctx context.Context, ob onboarding.Onboarding, fn func(ctx context.Context) error) (err error) {
 	defer sqlutil.Wrap(&err, "onboardings: create")
 	return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO onboardings (`+sqlutil.OnboardingList("")+`) VALUES (`+
+		// Checked inside the write transaction: the single writer orders
+		// this against a status change through the asset API, which
+		// consults the workflows in progress (assets.StatusOwner).
+		var status string
+		err := tx.QueryRowContext(ctx, `SELECT asset_operational_status FROM assets WHERE asset_id = ? AND deleted_at IS NULL`,
+			ob.AssetID).Scan(&status)
+		if errors.Is(err, sql.ErrNoRows) {
+			return errs.E(errs.NotFound, onboarding.CodeAssetNotFound, "asset %q not found", ob.AssetID)
+		}
+		if err != nil {
+			return sqlutil.Wrapped("read asset", err)
+		}
+		if status != "onboarding" {
+			return errs.Conflictf(onboarding.CodeAssetNotOnboarding, "asset %q is %s; a workflow starts only for an asset in status onboarding", ob.AssetID, status)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO onboardings (`+sqlutil.OnboardingList("")+`) VALUES (`+
 			sqlutil.Placeholders(len(sqlutil.OnboardingColumns), 1, question)+`)`, sqlutil.OnboardingValues(ob, sqlutil.SQLiteInstants)...)
 		if isUniqueViolation(err) {
 			return errs.Conflictf(onboarding.CodeOnboardingExists, "asset %q already has an onboarding in progress", ob.AssetID)
@@ -245,4 +260,15 @@ func (s onboardingStore) Audit(ctx context.Context, v auth.Visibility, onboardin
 		out = append(out, e)
 	}
 	return out, total, rows.Err()
+}
+
+func (s onboardingStore) InProgressFor(ctx context.Context, assetID string) (_ string, _ bool, err error) {
+	defer sqlutil.Wrap(&err, "onboardings: in progress for asset")
+	var id string
+	err = s.db.read(ctx).QueryRowContext(ctx, `SELECT onboarding_id FROM onboardings WHERE asset_id = ? AND overall_status = 'in_progress'`,
+		assetID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return id, err == nil, err
 }

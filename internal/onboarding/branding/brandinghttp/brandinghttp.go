@@ -15,27 +15,27 @@ import (
 	"atcp/internal/onboarding/branding"
 )
 
-// Template is one language's override of the magic-link e-mail.
-type EmailTemplate struct {
+// MagicLinkEmailTemplate is one language's override of the magic-link e-mail.
+type MagicLinkEmailTemplate struct {
 	Subject *string `json:"subject,omitempty" maxLength:"200" required:"false" doc:"Plain text; placeholders {contact_name}, {asset_name}, {organization_name}, {role}, {deadline}. Absent: the built-in subject."`
 	Intro   *string `json:"intro,omitempty" maxLength:"2000" required:"false" doc:"Plain text with line breaks; the same placeholders. Absent: the built-in introduction. The link, its expiry and the support address are always added."`
 }
 
-// Templates are the overrides by language.
-type Templates struct {
-	DE *EmailTemplate `json:"de,omitempty" required:"false" doc:"German."`
-	EN *EmailTemplate `json:"en,omitempty" required:"false" doc:"English."`
+// EmailTemplates are the overrides by language.
+type EmailTemplates struct {
+	DE *MagicLinkEmailTemplate `json:"de,omitempty" required:"false" doc:"German."`
+	EN *MagicLinkEmailTemplate `json:"en,omitempty" required:"false" doc:"English."`
 }
 
 // Branding is the wire form of a branding; a member never set is null.
 type Branding struct {
-	DisplayName              *string    `json:"display_name" doc:"Sender name of the onboarding e-mails and title of the task pages."`
-	PrimaryColor             *string    `json:"primary_color" doc:"#rrggbb."`
-	SupportEmail             *string    `json:"support_email" doc:"Reply-To of the onboarding e-mails."`
-	LogoURL                  *string    `json:"logo_url" doc:"https URL of the logo on the task pages."`
-	EmailBannerURL           *string    `json:"email_banner_url" doc:"A download URL of the e-mail banner for previews, valid 5 minutes; null without a banner. In e-mails the banner is an inline part."`
-	MagicLinkDefaultLanguage *string    `json:"magic_link_default_language" enum:"de,en" doc:"Language of an e-mail when neither the link nor the contact names one."`
-	MagicLinkEmailTemplates  *Templates `json:"magic_link_email_templates" doc:"Subject and introduction overrides by language."`
+	DisplayName              *string         `json:"display_name" doc:"Sender name of the onboarding e-mails and title of the task pages."`
+	PrimaryColor             *string         `json:"primary_color" doc:"#rrggbb."`
+	SupportEmail             *string         `json:"support_email" doc:"Reply-To of the onboarding e-mails."`
+	LogoURL                  *string         `json:"logo_url" doc:"https URL of the logo on the task pages."`
+	EmailBannerURL           *string         `json:"email_banner_url" doc:"A download URL of the e-mail banner for previews, valid 5 minutes; null without a banner. In e-mails the banner is an inline part."`
+	MagicLinkDefaultLanguage *string         `json:"magic_link_default_language" enum:"de,en" doc:"Language of an e-mail when neither the link nor the contact names one."`
+	MagicLinkEmailTemplates  *EmailTemplates `json:"magic_link_email_templates" doc:"Subject and introduction overrides by language."`
 }
 
 // TransformSchema lets the language and the templates be null too.
@@ -52,13 +52,13 @@ type Read struct {
 
 // SettingsRequest is the body of PUT: the whole branding but the banner.
 type SettingsRequest struct {
-	DisplayName              string     `json:"display_name" minLength:"1" maxLength:"100" doc:"Sender name of the onboarding e-mails; not blank."`
-	PrimaryColor             string     `json:"primary_color" pattern:"^#[0-9a-fA-F]{6}$" doc:"#rrggbb."`
-	SupportEmail             string     `json:"support_email" maxLength:"254" doc:"A bare address (onboarding@example.com); Reply-To of the onboarding e-mails."`
-	LogoURL                  *string    `json:"logo_url,omitempty" maxLength:"2048" required:"false" doc:"https URL without credentials; absent or null: none."`
-	MagicLinkDefaultLanguage *string    `json:"magic_link_default_language,omitempty" enum:"de,en" required:"false" doc:"Default de."`
-	MagicLinkEmailTemplates  *Templates `json:"magic_link_email_templates,omitempty" required:"false" doc:"Absent or null: the built-in texts."`
-	EmailBannerURL           any        `json:"email_banner_url,omitempty" readOnly:"true" required:"false" doc:"Response only; ignored on input (the banner has its own endpoint)."`
+	DisplayName              string          `json:"display_name" minLength:"1" maxLength:"100" doc:"Sender name of the onboarding e-mails; not blank."`
+	PrimaryColor             string          `json:"primary_color" pattern:"^#[0-9a-fA-F]{6}$" doc:"#rrggbb."`
+	SupportEmail             string          `json:"support_email" maxLength:"254" doc:"A bare address (onboarding@example.com); Reply-To of the onboarding e-mails."`
+	LogoURL                  *string         `json:"logo_url,omitempty" maxLength:"2048" required:"false" doc:"https URL without credentials; absent or null: none."`
+	MagicLinkDefaultLanguage *string         `json:"magic_link_default_language,omitempty" enum:"de,en" required:"false" doc:"Default de."`
+	MagicLinkEmailTemplates  *EmailTemplates `json:"magic_link_email_templates,omitempty" required:"false" doc:"Absent or null: the built-in texts."`
+	EmailBannerURL           any             `json:"email_banner_url,omitempty" readOnly:"true" required:"false" doc:"Response only; ignored on input (the banner has its own endpoint)."`
 }
 
 func (r SettingsRequest) settings() branding.Settings {
@@ -71,7 +71,7 @@ func (r SettingsRequest) settings() branding.Settings {
 		s.DefaultLanguage = *r.MagicLinkDefaultLanguage
 	}
 	if t := r.MagicLinkEmailTemplates; t != nil {
-		for lang, v := range map[string]*EmailTemplate{branding.LanguageDE: t.DE, branding.LanguageEN: t.EN} {
+		for lang, v := range map[string]*MagicLinkEmailTemplate{branding.LanguageDE: t.DE, branding.LanguageEN: t.EN} {
 			if v != nil {
 				s.Templates[lang] = branding.Template{Subject: deref(v.Subject), Intro: deref(v.Intro)}
 			}
@@ -101,12 +101,12 @@ func toBranding(v branding.View) Branding {
 		LogoURL: opt(b.LogoURL), EmailBannerURL: opt(v.BannerURL), MagicLinkDefaultLanguage: opt(b.DefaultLanguage),
 	}
 	if b.Configured() {
-		out.MagicLinkEmailTemplates = &Templates{}
+		out.MagicLinkEmailTemplates = &EmailTemplates{}
 		if t, ok := b.Templates[branding.LanguageDE]; ok {
-			out.MagicLinkEmailTemplates.DE = &EmailTemplate{Subject: opt(t.Subject), Intro: opt(t.Intro)}
+			out.MagicLinkEmailTemplates.DE = &MagicLinkEmailTemplate{Subject: opt(t.Subject), Intro: opt(t.Intro)}
 		}
 		if t, ok := b.Templates[branding.LanguageEN]; ok {
-			out.MagicLinkEmailTemplates.EN = &EmailTemplate{Subject: opt(t.Subject), Intro: opt(t.Intro)}
+			out.MagicLinkEmailTemplates.EN = &MagicLinkEmailTemplate{Subject: opt(t.Subject), Intro: opt(t.Intro)}
 		}
 	}
 	return out

@@ -1,0 +1,322 @@
+// Package documentshttp serves onboarding documents: the task side
+// (/v1/onboarding-tasks/{onboarding_id}/documents/…, document 3 endpoints
+// 8–11) and the manager side (/v1/onboardings/{onboarding_id}/documents,
+// 48–52), docs/onboarding.md 4.4 and 5.F.
+package documentshttp
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"atcp/internal/auth"
+	"atcp/internal/errs"
+	"atcp/internal/httpapi"
+	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/documents"
+)
+
+type handler struct {
+	svc *documents.Service
+	ob  *onboarding.Service
+}
+
+// actor is the caller as an onboarding actor (previewRole is the
+// X-Onboarding-Preview-Role header); ctx carries the request id for the
+// audit trail.
+func actor(ctx context.Context, previewRole string) (context.Context, onboarding.Actor, error) {
+	a, err := onboarding.ActorFrom(httpapi.Principal(ctx), previewRole)
+	return onboarding.WithRequestID(ctx, httpapi.RequestID(ctx)), a, err
+}
+
+// task resolves the caller of a task endpoint (onboarding.Service.ResolveTask).
+func (h handler) task(ctx context.Context, onboardingID, role, previewRole string) (context.Context, onboarding.Task, error) {
+	ctx, a, err := actor(ctx, previewRole)
+	if err != nil {
+		return ctx, onboarding.Task{}, err
+	}
+	t, err := h.ob.ResolveTask(ctx, a, onboardingID, role)
+	return ctx, t, err
+}
+
+func (h handler) taskDocuments(ctx context.Context, t onboarding.Task) (*httpapi.Output[TaskDocuments], error) {
+	docs, err := h.svc.ForTask(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	out := TaskDocuments{OnboardingID: t.Onboarding.ID, Role: string(t.Role), Documents: make([]TaskSideDocument, len(docs))}
+	for i, d := range docs {
+		out.Documents[i] = toDocument(d)
+	}
+	return &httpapi.Output[TaskDocuments]{Body: out}, nil
+}
+
+// malformed refuses a malformed uuid in the path where document 3 lists 400.
+func malformed(ids ...string) error {
+	for _, id := range ids {
+		if !onboarding.ValidID(id) {
+			return errs.E(errs.Malformed, errs.CodeMalformedRequest, "%q is not a uuid", id)
+		}
+	}
+	return nil
+}
+
+type taskPresignInput struct {
+	OnboardingID string `path:"onboarding_id"`
+	Role         string `query:"role" doc:"The task role to act as, when the caller holds several on the onboarding."`
+	PreviewRole  string `header:"X-Onboarding-Preview-Role" doc:"Platform and organisation users: act as this task role (mutations need onboarding.write)."`
+	Body         TaskDocumentUploadRequest
+}
+
+type taskDocumentInput struct {
+	OnboardingID string `path:"onboarding_id"`
+	DocumentID   string `path:"document_id"`
+	Role         string `query:"role" doc:"The task role to act as, when the caller holds several on the onboarding."`
+	PreviewRole  string `header:"X-Onboarding-Preview-Role" doc:"Platform and organisation users: act as this task role (mutations need onboarding.write)."`
+}
+
+type presignInput struct {
+	OnboardingID string `path:"onboarding_id" doc:"A malformed id is 404."`
+	Body         OnboardingDocumentUploadRequest
+}
+
+type documentInput struct {
+	OnboardingID string `path:"onboarding_id" doc:"A malformed id is 404."`
+	DocumentID   string `path:"document_id" doc:"A malformed id is 404."`
+}
+
+type listInput struct {
+	OnboardingID     string `path:"onboarding_id" doc:"A malformed id is 404."`
+	GateDefinitionID string `query:"gate_definition_id" doc:"Only the documents of this gate; one the workflow has not is 422."`
+	DocumentType     string `query:"document_type" enum:"installation_photo_mdevice,installation_photo_antenna,test_results_signed,betr,single_line_diagram,dpl_signed,prequalification_certificate,other"`
+	IncludeVersions  bool   `query:"include_versions" doc:"Superseded versions too."`
+	IncludeDeleted   bool   `query:"include_deleted" doc:"Soft-deleted documents too, with deleted_at and deleted_by_name."`
+	Limit            int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
+	Offset           int    `query:"offset" minimum:"0" default:"0"`
+}
+
+type taskUploadOutput struct {
+	Body TaskDocumentUpload
+}
+
+type uploadOutput struct {
+	Body OnboardingDocumentUpload
+}
+
+func (r TaskDocumentUploadRequest) request() documents.UploadRequest {
+	return documents.UploadRequest{DocumentType: r.DocumentType, Filename: r.Filename, ContentType: r.ContentType, SizeBytes: r.SizeBytes,
+		GateDefinitionID: r.GateDefinitionID, ReplacesDocumentID: r.ReplacesDocumentID}
+}
+
+const (
+	taskNotVisible = "404 task_not_found when the onboarding is not visible or the caller does not hold the role; 422 for a role or " +
+		"X-Onboarding-Preview-Role that is not a task role."
+	docNotVisible = "404 document_not_found when the document is unknown, deleted, of another onboarding or not in the slots of the role's gates."
+	closed        = "409 onboarding_closed when the workflow is completed or cancelled."
+	finalizeRules = "The checks, in order: an object was uploaded (409 upload_missing); its size is the declared size_bytes and within the " +
+		"type's maximum (409 upload_rejected, reason size_mismatch or too_large); its sniffed type (JPEG, PNG, HEIC, PDF, CSV, XLSX) is " +
+		"allowed for the document type and is the declared content_type (409 upload_rejected, reason type_not_allowed). A rejected " +
+		"upload's object is deleted and the document stays pending until it expires. On success the SHA-256 is stored, the version it " +
+		"replaces is superseded and the gate moves pending → in_progress. Finalizing an available document changes nothing. 409 " +
+		"upload_expired an hour after the upload URL expired; 409 document_slot_full when the slot takes one document and another " +
+		"was finalized meanwhile; 409 gate_locked while the gate is submitted, passed or waived."
+	presignRules = "Creates a pending document and a presigned PUT address valid 15 minutes; PUT the file's bytes to upload_url with " +
+		"upload_headers, then finalize. 404 gate_not_found for a gate the workflow (or the role) has not; 404 document_not_found when " +
+		"replaces_document_id is not a current document of the slot; 409 document_slot_full when the slot takes one document and holds " +
+		"one (replace it instead); 409 gate_locked while the gate is submitted, passed or waived; 409 pending_upload_limit at 20 " +
+		"pending uploads on the onboarding; 422 for a type, size or filename the document type does not allow."
+)
+
+// Register adds the document endpoints to s.
+func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service) {
+	h := handler{svc: svc, ob: ob}
+	tags := []string{s.Tag("Onboarding", "Onboarding workflows of assets: templates, gates, their review and the audit trail (docs/onboarding.md).")}
+	taskBase := "/v1/onboarding-tasks/{onboarding_id}/documents"
+	base := "/v1/onboardings/{onboarding_id}/documents"
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "delete-onboarding-task-document", Method: http.MethodDelete, Path: taskBase + "/{document_id}", Tags: tags,
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleTaskDocuments),
+		Summary:   "Delete a document the caller uploaded",
+		Description: "Soft-deletes the document: it no longer appears or receives download URLs; its stored object is removed later. " +
+			"Answers the task's documents. 400 for a malformed uuid. " + taskNotVisible + " " + docNotVisible + " 409 not_uploader " +
+			"when someone else uploaded it; 409 gate_locked while its gate is submitted, passed or waived; " + closed,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *taskDocumentInput) (*httpapi.Output[TaskDocuments], error) {
+		if err := malformed(in.OnboardingID, in.DocumentID); err != nil {
+			return nil, err
+		}
+		ctx, t, err := h.task(ctx, in.OnboardingID, in.Role, in.PreviewRole)
+		if err != nil {
+			return nil, err
+		}
+		if err := svc.TaskDelete(ctx, t, in.DocumentID); err != nil {
+			return nil, err
+		}
+		return h.taskDocuments(ctx, t)
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "download-onboarding-task-document", Method: http.MethodGet, Path: taskBase + "/{document_id}/download", Tags: tags,
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleDownload),
+		Summary:   "Get a download address of a document",
+		Description: "A presigned GET address valid 5 minutes; it answers the file as an attachment (Content-Disposition filename*). " +
+			taskNotVisible + " " + docNotVisible + " Also 404 for a pending document.",
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, httpapi.TaskOr(auth.OnboardingRead), func(ctx context.Context, in *taskDocumentInput) (*httpapi.Output[DocumentDownload], error) {
+		ctx, t, err := h.task(ctx, in.OnboardingID, in.Role, in.PreviewRole)
+		if err != nil {
+			return nil, err
+		}
+		p, err := svc.TaskDownload(ctx, t, in.DocumentID)
+		if err != nil {
+			return nil, err
+		}
+		return &httpapi.Output[DocumentDownload]{Body: DocumentDownload{DownloadURL: p.URL, ExpiresAt: p.Expires.UTC()}}, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "finalize-onboarding-task-document", Method: http.MethodPost, Path: taskBase + "/{document_id}/finalize", Tags: tags,
+		Responses:   httpapi.ResponseExample(http.StatusOK, exampleTaskDocuments),
+		Summary:     "Finalize an uploaded document",
+		Description: "Marks a pending upload available once its bytes are at the presigned address; answers the task's documents. " + finalizeRules + " 400 for a malformed uuid. " + taskNotVisible + " " + docNotVisible + " " + closed,
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *taskDocumentInput) (*httpapi.Output[TaskDocuments], error) {
+		if err := malformed(in.OnboardingID, in.DocumentID); err != nil {
+			return nil, err
+		}
+		ctx, t, err := h.task(ctx, in.OnboardingID, in.Role, in.PreviewRole)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := svc.TaskFinalize(ctx, t, in.DocumentID); err != nil {
+			return nil, err
+		}
+		return h.taskDocuments(ctx, t)
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "presign-onboarding-task-document", Method: http.MethodPost, Path: taskBase + "/presigned-upload", Tags: tags,
+		DefaultStatus: http.StatusCreated,
+		RequestBody:   httpapi.RequestExample(exampleTaskPresign), Responses: httpapi.ResponseExample(http.StatusCreated, exampleTaskUpload),
+		Summary:     "Start the upload of a document",
+		Description: presignRules + " Only the slots of the gates the role owns or contributes to. " + taskNotVisible + " " + closed,
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *taskPresignInput) (*taskUploadOutput, error) {
+		ctx, t, err := h.task(ctx, in.OnboardingID, in.Role, in.PreviewRole)
+		if err != nil {
+			return nil, err
+		}
+		u, err := svc.TaskPresign(ctx, t, in.Body.request())
+		if err != nil {
+			return nil, errs.Within("body.", err)
+		}
+		out := TaskDocumentUpload{Document: toDocument(u.Document)}
+		out.UploadURL, out.UploadMethod, out.UploadHeaders, out.ExpiresAt = uploadParts(u.URL)
+		return &taskUploadOutput{Body: out}, nil
+	})
+
+	read, write := httpapi.Scopes(auth.OnboardingRead), httpapi.Scopes(auth.OnboardingWrite)
+	const notVisible = "404 onboarding_not_found when the workflow is unknown or of another organisation."
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "list-onboarding-documents", Method: http.MethodGet, Path: base, Tags: tags,
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleList),
+		Summary:   "List the documents of an onboarding",
+		Description: "Available documents and pending uploads whose address is still valid, by presign time; superseded versions with " +
+			"include_versions, soft-deleted ones with include_deleted. " + notVisible,
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[OnboardingDocumentList], error) {
+		ctx, a, err := actor(ctx, "")
+		if err != nil {
+			return nil, err
+		}
+		docs, total, err := svc.List(ctx, a, in.OnboardingID, documents.ListFilter{GateDefinitionID: in.GateDefinitionID,
+			DocumentType: in.DocumentType, IncludeVersions: in.IncludeVersions, IncludeDeleted: in.IncludeDeleted, Limit: in.Limit, Offset: in.Offset})
+		if err != nil {
+			return nil, err
+		}
+		out := OnboardingDocumentList{Documents: make([]OnboardingDocument, len(docs)), Total: total, Limit: in.Limit, Offset: in.Offset}
+		for i, d := range docs {
+			out.Documents[i] = toManagerDocument(d)
+		}
+		return &httpapi.Output[OnboardingDocumentList]{Body: out}, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "presign-onboarding-document", Method: http.MethodPost, Path: base + "/presigned-upload", Tags: tags,
+		DefaultStatus: http.StatusCreated,
+		RequestBody:   httpapi.RequestExample(examplePresign), Responses: httpapi.ResponseExample(http.StatusCreated, exampleUpload),
+		Summary:     "Start the upload of a document to an onboarding",
+		Description: presignRules + " Any slot of the workflow's gates. " + notVisible + " " + closed,
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}, write, func(ctx context.Context, in *presignInput) (*uploadOutput, error) {
+		ctx, a, err := actor(ctx, "")
+		if err != nil {
+			return nil, err
+		}
+		b := in.Body
+		u, err := svc.Presign(ctx, a, in.OnboardingID, documents.UploadRequest{DocumentType: b.DocumentType, Filename: b.Filename,
+			ContentType: b.ContentType, SizeBytes: b.SizeBytes, GateDefinitionID: b.GateDefinitionID, ReplacesDocumentID: b.ReplacesDocumentID})
+		if err != nil {
+			return nil, errs.Within("body.", err)
+		}
+		out := OnboardingDocumentUpload{Document: toManagerDocument(u.Document)}
+		out.UploadURL, out.UploadMethod, out.UploadHeaders, out.ExpiresAt = uploadParts(u.URL)
+		return &uploadOutput{Body: out}, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "finalize-onboarding-document", Method: http.MethodPost, Path: base + "/{document_id}/finalize", Tags: tags,
+		Responses:   httpapi.ResponseExample(http.StatusOK, exampleDocument),
+		Summary:     "Finalize an uploaded document of an onboarding",
+		Description: "Marks a pending upload available once its bytes are at the presigned address; answers the document. " + finalizeRules + " " + notVisible + " 404 document_not_found when the document is unknown or deleted. " + closed,
+		Errors:      []int{http.StatusNotFound, http.StatusConflict},
+	}, write, func(ctx context.Context, in *documentInput) (*httpapi.Output[OnboardingDocument], error) {
+		ctx, a, err := actor(ctx, "")
+		if err != nil {
+			return nil, err
+		}
+		d, err := svc.Finalize(ctx, a, in.OnboardingID, in.DocumentID)
+		if err != nil {
+			return nil, err
+		}
+		return &httpapi.Output[OnboardingDocument]{Body: toManagerDocument(d)}, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "download-onboarding-document", Method: http.MethodGet, Path: base + "/{document_id}/download", Tags: tags,
+		Responses: httpapi.ResponseExample(http.StatusOK, exampleDownload),
+		Summary:   "Get a download address of a document of an onboarding",
+		Description: "A presigned GET address valid 5 minutes, also for superseded versions. " + notVisible +
+			" 404 document_not_found when the document is unknown, deleted or pending.",
+		Errors: []int{http.StatusNotFound},
+	}, read, func(ctx context.Context, in *documentInput) (*httpapi.Output[DocumentDownload], error) {
+		ctx, a, err := actor(ctx, "")
+		if err != nil {
+			return nil, err
+		}
+		p, err := svc.Download(ctx, a, in.OnboardingID, in.DocumentID)
+		if err != nil {
+			return nil, err
+		}
+		return &httpapi.Output[DocumentDownload]{Body: DocumentDownload{DownloadURL: p.URL, ExpiresAt: p.Expires.UTC()}}, nil
+	})
+
+	httpapi.Register(s, huma.Operation{
+		OperationID: "delete-onboarding-document", Method: http.MethodDelete, Path: base + "/{document_id}", Tags: tags,
+		DefaultStatus: http.StatusNoContent,
+		Summary:       "Delete a document of an onboarding",
+		Description: "Soft-deletes any document of the workflow (not only one's own): it no longer appears or receives download URLs; " +
+			"its stored object is removed 30 days later. " + notVisible + " 404 document_not_found when the document is unknown or " +
+			"already deleted; 409 gate_locked while its gate is submitted, passed or waived; " + closed,
+		Errors: []int{http.StatusNotFound, http.StatusConflict},
+	}, write, func(ctx context.Context, in *documentInput) (*struct{}, error) {
+		ctx, a, err := actor(ctx, "")
+		if err != nil {
+			return nil, err
+		}
+		return nil, svc.Delete(ctx, a, in.OnboardingID, in.DocumentID)
+	})
+}

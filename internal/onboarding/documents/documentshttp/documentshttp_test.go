@@ -1,0 +1,505 @@
+package documentshttp_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"atcp/internal/assets"
+	"atcp/internal/auth"
+	"atcp/internal/errs"
+	"atcp/internal/identity"
+	"atcp/internal/objstore/embedded"
+	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/documents"
+	"atcp/internal/onboarding/documents/documentshttp"
+	"atcp/internal/store"
+	"atcp/internal/testkit"
+)
+
+var (
+	jpegBytes = append([]byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"), bytes.Repeat([]byte{0x42}, 300)...)
+	pngBytes  = append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{0x17}, 200)...)
+	pdfBytes  = []byte("%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")
+)
+
+type env struct {
+	h   *testkit.Harness
+	ob  *onboarding.Service
+	id  string // bess-1's onboarding
+	id2 string // bess-2's onboarding
+	// platform and acme read and write onboarding, acmeRO only reads,
+	// beta is another organisation, none has no onboarding scope; epc,
+	// epc2 and owner are magic-link sessions on id, other on id2.
+	platform, acme, acmeRO, beta, none string
+	epc, epc2, owner, other            string
+}
+
+var platformActor = onboarding.Actor{Kind: onboarding.ActorUser, ID: "u-platform", Name: "platform@example.com",
+	OrganizationID: auth.PlatformOrganization, Role: onboarding.RolePlatformOnboarding}
+
+func setup(t *testing.T, b store.Backend) env {
+	t.Helper()
+	ctx := context.Background()
+	h := testkit.NewHarness(t, b)
+	dir := identity.NewDirectory(b.Directory(), h.Clock, h.URL)
+	for _, org := range []string{"acme", "beta"} {
+		if err := dir.EnsureOrganization(ctx, org, org); err != nil {
+			t.Fatal(err)
+		}
+	}
+	registry := assets.NewService(b.Assets(), h.Clock)
+	for _, id := range []string{"bess-1", "bess-2"} {
+		a := assets.NewAsset(id, "acme", "Battery "+id, "Cottbus", assets.Standalone)
+		it := assets.FullControl
+		a.IntegrationType = &it
+		if err := registry.EnsureAsset(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	objects, err := embedded.Open(t.TempDir(), h.URL, h.Security)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { objects.Close() })
+	h.Server.Mux.Handle(embedded.RoutePrefix, objects.Handler())
+	ob := onboarding.NewService(b.Onboardings(), registry, h.Clock)
+	docs := documents.NewService(b.OnboardingDocuments(), ob, objects, h.Clock, h.Security)
+	documentshttp.Register(h.Server, docs, ob)
+	e := env{h: h, ob: ob}
+	for _, p := range []struct {
+		asset string
+		id    *string
+	}{{"bess-1", &e.id}, {"bess-2", &e.id2}} {
+		o, err := ob.Create(ctx, platformActor, onboarding.CreateRequest{AssetID: p.asset})
+		if err != nil {
+			t.Fatal(err)
+		}
+		*p.id = o.ID
+	}
+	user := func(org string, scopes ...auth.Scope) string {
+		return h.Token(auth.Principal{Subject: "u-" + org, OrganizationID: org, Email: org + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
+	}
+	session := func(onboardingID, contact, role string) string {
+		return h.Token(auth.Principal{Subject: "onbc:" + contact, OrganizationID: "acme",
+			Task: &auth.TaskGrant{OnboardingID: onboardingID, ContactID: contact, Role: role, SessionID: "s-" + contact}})
+	}
+	e.platform = user(auth.PlatformOrganization, auth.OnboardingRead, auth.OnboardingWrite)
+	e.acme = user("acme", auth.OnboardingRead, auth.OnboardingWrite)
+	e.acmeRO = user("acme", auth.OnboardingRead)
+	e.beta = user("beta", auth.OnboardingRead, auth.OnboardingWrite)
+	e.none = user("acme", auth.AssetRead, auth.AssetWrite)
+	e.epc = session(e.id, "c-epc", "epc")
+	e.epc2 = session(e.id, "c-epc2", "epc")
+	e.owner = session(e.id, "c-owner", "asset_owner")
+	e.other = session(e.id2, "c-other", "epc")
+	return e
+}
+
+// do sends a request with an optional preview role header.
+func (e env) do(method, path, token, preview string, body any) *testkit.Response {
+	e.h.T.Helper()
+	if preview == "" {
+		return e.h.Do(method, path, token, body)
+	}
+	var rdr io.Reader
+	if body != nil {
+		rdr = strings.NewReader(body.(string))
+	}
+	req, err := http.NewRequest(method, e.h.URL+path, rdr)
+	if err != nil {
+		e.h.T.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("X-Onboarding-Preview-Role", preview)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return e.h.Send(req)
+}
+
+type upload struct {
+	Document      map[string]any    `json:"document"`
+	UploadURL     string            `json:"upload_url"`
+	UploadMethod  string            `json:"upload_method"`
+	UploadHeaders map[string]string `json:"upload_headers"`
+	ExpiresAt     time.Time         `json:"expires_at"`
+}
+
+func (u upload) id() string { return u.Document["id"].(string) }
+
+// put uploads data to the presigned address as a client would.
+func (e env) put(t *testing.T, u upload, data []byte) {
+	t.Helper()
+	req, err := http.NewRequest(u.UploadMethod, u.UploadURL, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range u.UploadHeaders {
+		req.Header.Set(k, v)
+	}
+	if r := e.h.Send(req); r.Status != http.StatusOK {
+		t.Fatalf("upload: %s", r)
+	}
+}
+
+func (e env) presign(t *testing.T, base, token string, body map[string]any) upload {
+	t.Helper()
+	var u upload
+	e.h.Do("POST", base+"/documents/presigned-upload", token, body).Expect(t, 201, "").JSON(t, &u)
+	return u
+}
+
+func photo(typ string, data []byte, ct string) map[string]any {
+	return map[string]any{"document_type": typ, "filename": "Zähler 1.jpg", "content_type": ct, "size_bytes": len(data)}
+}
+
+func (e env) gateStatus(t *testing.T, definitionID string) onboarding.GateStatus {
+	t.Helper()
+	ob, err := e.ob.Get(context.Background(), platformActor, e.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range ob.Gates {
+		if g.DefinitionID == definitionID {
+			return g.Status
+		}
+	}
+	t.Fatalf("no gate %s", definitionID)
+	return ""
+}
+
+type taskDocs struct {
+	OnboardingID string           `json:"onboarding_id"`
+	Role         string           `json:"role"`
+	Documents    []map[string]any `json:"documents"`
+}
+
+func TestTaskDocuments(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		h := e.h
+		task := "/v1/onboarding-tasks/" + e.id
+		u := e.presign(t, task, e.epc, photo("installation_photo_mdevice", jpegBytes, "image/jpeg"))
+		d := u.Document
+		if d["status"] != "pending" || d["version"] != 1.0 || d["gate_definition_id"] != "fc_installation" || d["uploaded_at"] != nil ||
+			d["uploaded_by_user_name"] != "c-epc" || u.UploadMethod != "PUT" || u.UploadHeaders["Content-Type"] != "image/jpeg" ||
+			!u.ExpiresAt.Equal(testkit.SecurityStart.Add(15*time.Minute)) || d["sha256"] != nil {
+			t.Fatalf("presigned %+v", u)
+		}
+		doc := task + "/documents/" + u.id()
+		h.Do("POST", doc+"/finalize", e.epc, nil).Expect(t, 409, "upload_missing")
+		h.Do("GET", doc+"/download", e.epc, nil).Expect(t, 404, "document_not_found") // pending
+		e.put(t, u, jpegBytes)
+		if s := e.gateStatus(t, "fc_installation"); s != onboarding.GatePending {
+			t.Fatalf("gate %s before finalize", s)
+		}
+		var got taskDocs
+		h.Do("POST", doc+"/finalize", e.epc, nil).Expect(t, 200, "").JSON(t, &got)
+		if got.OnboardingID != e.id || got.Role != "epc" || len(got.Documents) != 1 || got.Documents[0]["status"] != "available" ||
+			got.Documents[0]["uploaded_at"] == nil {
+			t.Fatalf("finalized %+v", got)
+		}
+		if s := e.gateStatus(t, "fc_installation"); s != onboarding.GateInProgress {
+			t.Fatalf("gate %s after finalize", s)
+		}
+		h.Do("POST", doc+"/finalize", e.epc2, nil).Expect(t, 200, "") // idempotent
+
+		// Download through the presigned GET.
+		var dl struct {
+			DownloadURL string    `json:"download_url"`
+			ExpiresAt   time.Time `json:"expires_at"`
+		}
+		h.Do("GET", doc+"/download", e.epc2, nil).Expect(t, 200, "").JSON(t, &dl)
+		if !dl.ExpiresAt.Equal(testkit.SecurityStart.Add(5 * time.Minute)) {
+			t.Fatalf("download expires %s", dl.ExpiresAt)
+		}
+		req, _ := http.NewRequest("GET", dl.DownloadURL, nil)
+		r := h.Send(req)
+		if r.Status != 200 || !bytes.Equal(r.Body, jpegBytes) ||
+			r.Header.Get("Content-Disposition") != "attachment; filename*=UTF-8''Z%C3%A4hler%201.jpg" {
+			t.Fatalf("download %d %q", r.Status, r.Header.Get("Content-Disposition"))
+		}
+
+		// Other callers: another epc contact may read but not delete; the
+		// asset owner's role does not work on the installation gate; a
+		// session of another onboarding, beta and a bad role see nothing.
+		h.Do("DELETE", doc, e.epc2, nil).Expect(t, 409, "not_uploader")
+		h.Do("GET", doc+"/download", e.owner, nil).Expect(t, 404, "document_not_found")
+		h.Do("POST", doc+"/finalize", e.owner, nil).Expect(t, 404, "document_not_found")
+		h.Do("DELETE", doc, e.owner, nil).Expect(t, 404, "document_not_found")
+		h.Do("POST", task+"/documents/presigned-upload", e.owner, photo("installation_photo_mdevice", jpegBytes, "image/jpeg")).
+			Expect(t, 422, "validation_failed")
+		h.Do("POST", task+"/documents/presigned-upload", e.owner, map[string]any{"document_type": "installation_photo_mdevice",
+			"filename": "a.jpg", "content_type": "image/jpeg", "size_bytes": 10, "gate_definition_id": "fc_installation"}).Expect(t, 404, "gate_not_found")
+		h.Do("GET", doc+"/download", e.other, nil).Expect(t, 404, "task_not_found")
+		h.Do("GET", "/v1/onboarding-tasks/"+e.id2+"/documents/"+u.id()+"/download", e.other, nil).Expect(t, 404, "document_not_found")
+		h.Do("GET", doc+"/download?role=tso", e.epc, nil).Expect(t, 404, "task_not_found")
+		h.Do("GET", doc+"/download?role=nope", e.epc, nil).Expect(t, 422, "validation_failed")
+		e.do("GET", doc+"/download", e.beta, "epc", nil).Expect(t, 404, "task_not_found")
+		h.Do("GET", doc+"/download", e.acme, nil).Expect(t, 404, "task_not_found") // no contact role, no preview
+		h.Do("GET", doc+"/download", e.none, nil).Expect(t, 403, "insufficient_scope")
+		h.Do("DELETE", task+"/documents/not-a-uuid", e.epc, nil).Expect(t, 400, "malformed_request")
+		h.Do("POST", "/v1/onboarding-tasks/x/documents/"+u.id()+"/finalize", e.epc, nil).Expect(t, 400, "malformed_request")
+		h.Do("GET", task+"/documents/not-a-uuid/download", e.epc, nil).Expect(t, 404, "document_not_found")
+
+		// Preview: reading needs onboarding.read, mutating onboarding.write.
+		e.do("GET", doc+"/download", e.acmeRO, "epc", nil).Expect(t, 200, "")
+		e.do("GET", doc+"/download", e.acmeRO, "asset_owner", nil).Expect(t, 404, "document_not_found")
+		e.do("GET", doc+"/download", e.acmeRO, "nope", nil).Expect(t, 422, "validation_failed")
+		e.do("DELETE", doc, e.acmeRO, "epc", nil).Expect(t, 403, "insufficient_scope")
+		e.do("DELETE", doc, e.acme, "epc", nil).Expect(t, 409, "not_uploader")
+		body := `{"document_type":"installation_photo_antenna","filename":"antenne.png","content_type":"image/png","size_bytes":` +
+			fmt.Sprint(len(pngBytes)) + `}`
+		var pu upload
+		e.do("POST", task+"/documents/presigned-upload", e.platform, "epc", body).Expect(t, 201, "").JSON(t, &pu)
+		if pu.Document["uploaded_by_user_name"] != "platform@example.com" {
+			t.Fatalf("preview upload %+v", pu.Document)
+		}
+		e.put(t, pu, pngBytes)
+		e.do("POST", task+"/documents/"+pu.id()+"/finalize", e.platform, "epc", nil).Expect(t, 200, "")
+		e.do("DELETE", task+"/documents/"+pu.id(), e.platform, "epc", nil).Expect(t, 200, "")
+		h.Do("GET", task+"/documents/"+pu.id()+"/download", e.epc, nil).Expect(t, 404, "document_not_found")
+
+		// A new version replaces the current one.
+		rep := photo("installation_photo_mdevice", pngBytes, "image/png")
+		rep["replaces_document_id"] = u.id()
+		v2 := e.presign(t, task, e.epc2, rep)
+		if v2.Document["version"] != 2.0 {
+			t.Fatalf("version %v", v2.Document["version"])
+		}
+		e.put(t, v2, pngBytes)
+		h.Do("POST", task+"/documents/"+v2.id()+"/finalize", e.epc2, nil).Expect(t, 200, "").JSON(t, &got)
+		if len(got.Documents) != 1 || got.Documents[0]["id"] != v2.id() {
+			t.Fatalf("after the replacement %+v", got)
+		}
+		h.Do("POST", task+"/documents/presigned-upload", e.epc, rep).Expect(t, 404, "document_not_found") // no longer current
+
+		// The uploader deletes its document: 200 with the task's documents.
+		h.Do("DELETE", task+"/documents/"+v2.id(), e.epc2, nil).Expect(t, 200, "").JSON(t, &got)
+		if len(got.Documents) != 0 {
+			t.Fatalf("after the delete %+v", got)
+		}
+		h.Do("DELETE", task+"/documents/"+v2.id(), e.epc2, nil).Expect(t, 404, "document_not_found")
+	})
+}
+
+func TestUploadRejected(t *testing.T) {
+	e := setup(t, testkit.OpenSQLite(t))
+	h := e.h
+	task := "/v1/onboarding-tasks/" + e.id
+	reason := func(r *testkit.Response) string {
+		return fmt.Sprint(r.Map(t)["reason"])
+	}
+	// A shorter upload than declared.
+	body := photo("installation_photo_mdevice", jpegBytes, "image/jpeg")
+	u := e.presign(t, task, e.epc, body)
+	e.put(t, u, jpegBytes[:100])
+	if r := h.Do("POST", task+"/documents/"+u.id()+"/finalize", e.epc, nil).Expect(t, 409, "upload_rejected"); reason(r) != "size_mismatch" {
+		t.Fatalf("reason %s", r)
+	}
+	// The object was deleted; the row stays pending.
+	h.Do("POST", task+"/documents/"+u.id()+"/finalize", e.epc, nil).Expect(t, 409, "upload_missing")
+	// A PDF declared as a JPEG photo.
+	u = e.presign(t, task, e.epc, map[string]any{"document_type": "installation_photo_mdevice", "filename": "x.jpg",
+		"content_type": "image/jpeg", "size_bytes": len(pdfBytes)})
+	e.put(t, u, pdfBytes)
+	if r := h.Do("POST", task+"/documents/"+u.id()+"/finalize", e.epc, nil).Expect(t, 409, "upload_rejected"); reason(r) != "type_not_allowed" {
+		t.Fatalf("reason %s", r)
+	}
+	// A PNG declared as a JPEG.
+	u = e.presign(t, task, e.epc, photo("installation_photo_mdevice", pngBytes, "image/jpeg"))
+	e.put(t, u, pngBytes)
+	if r := h.Do("POST", task+"/documents/"+u.id()+"/finalize", e.epc, nil).Expect(t, 409, "upload_rejected"); reason(r) != "type_not_allowed" {
+		t.Fatalf("reason %s", r)
+	}
+	// Too late: an hour after the URL expired.
+	u = e.presign(t, task, e.epc, photo("installation_photo_mdevice", jpegBytes, "image/jpeg"))
+	e.put(t, u, jpegBytes)
+	e.h.Security.Advance(documents.UploadTTL + documents.FinalizeGrace)
+	epc := h.Token(auth.Principal{Subject: "onbc:c-epc", OrganizationID: "acme",
+		Task: &auth.TaskGrant{OnboardingID: e.id, ContactID: "c-epc", Role: "epc", SessionID: "s-c-epc"}})
+	h.Do("POST", task+"/documents/"+u.id()+"/finalize", epc, nil).Expect(t, 409, "upload_expired")
+	if s := e.gateStatus(t, "fc_installation"); s != onboarding.GatePending {
+		t.Fatalf("a rejected upload moved the gate to %s", s)
+	}
+	// Body checks.
+	for _, b := range []map[string]any{
+		{"document_type": "installation_photo_mdevice", "filename": "a/b.jpg", "content_type": "image/jpeg", "size_bytes": 10},
+		{"document_type": "installation_photo_mdevice", "filename": "a\x07.jpg", "content_type": "image/jpeg", "size_bytes": 10},
+		{"document_type": "installation_photo_mdevice", "filename": "a.pdf", "content_type": "application/pdf", "size_bytes": 10},
+		{"document_type": "installation_photo_mdevice", "filename": "a.jpg", "content_type": "image/jpeg", "size_bytes": 25_000_001},
+		{"document_type": "nope", "filename": "a.jpg", "content_type": "image/jpeg", "size_bytes": 10},
+		{"document_type": "installation_photo_mdevice", "filename": "a.jpg", "content_type": "image/jpeg"},
+		{"document_type": "test_results_signed", "filename": "a.pdf", "content_type": "application/pdf", "size_bytes": 10, "gate_definition_id": "fc_installation"},
+	} {
+		h.Do("POST", task+"/documents/presigned-upload", epc, b).Expect(t, 422, "")
+	}
+	h.Do("POST", task+"/documents/presigned-upload", epc, map[string]any{"document_type": "installation_photo_mdevice", "filename": "a.jpg",
+		"content_type": "image/jpeg", "size_bytes": 10, "gate_definition_id": "fc_nope"}).Expect(t, 404, "gate_not_found")
+}
+
+func TestManagerDocuments(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		h := e.h
+		base := "/v1/onboardings/" + e.id
+		body := map[string]any{"document_type": "test_results_signed", "filename": "Test.pdf", "content_type": "application/pdf",
+			"size_bytes": len(pdfBytes), "gate_definition_id": "fc_comm_test"}
+		u := e.presign(t, base, e.acme, body)
+		if u.Document["sha256"] != nil || u.Document["status"] != "pending" {
+			t.Fatalf("presigned %+v", u.Document)
+		}
+		e.put(t, u, pdfBytes)
+		d := h.Do("POST", base+"/documents/"+u.id()+"/finalize", e.platform, nil).Expect(t, 200, "").Map(t)
+		if d["status"] != "available" || len(d["sha256"].(string)) != 64 || d["uploaded_by_user_name"] != "acme@example.com" {
+			t.Fatalf("finalized %v", d)
+		}
+		if s := e.gateStatus(t, "fc_comm_test"); s != onboarding.GateInProgress {
+			t.Fatalf("comm-test gate %s", s)
+		}
+		// The slot takes one document: replace it.
+		h.Do("POST", base+"/documents/presigned-upload", e.acme, body).Expect(t, 409, "document_slot_full")
+		body["replaces_document_id"] = u.id()
+		v2 := e.presign(t, base, e.acme, body)
+		e.put(t, v2, pdfBytes)
+		h.Do("POST", base+"/documents/"+v2.id()+"/finalize", e.acme, nil).Expect(t, 200, "")
+		var list struct {
+			Documents []map[string]any `json:"documents"`
+			Total     int              `json:"total"`
+		}
+		h.Do("GET", base+"/documents", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &list)
+		if list.Total != 1 || list.Documents[0]["id"] != v2.id() || list.Documents[0]["replaces_document_id"] != u.id() {
+			t.Fatalf("list %+v", list)
+		}
+		h.Do("GET", base+"/documents?include_versions=true&gate_definition_id=fc_comm_test", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &list)
+		if list.Total != 2 || !slices.ContainsFunc(list.Documents, func(d map[string]any) bool { return d["id"] == u.id() && d["superseded_by"] == v2.id() }) {
+			t.Fatalf("versions %+v", list)
+		}
+		h.Do("GET", base+"/documents?document_type=betr", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &list)
+		if list.Total != 0 {
+			t.Fatalf("betr %+v", list)
+		}
+		h.Do("GET", base+"/documents?gate_definition_id=mon_rfi", e.acmeRO, nil).Expect(t, 422, "validation_failed")
+		// Superseded versions download too.
+		h.Do("GET", base+"/documents/"+u.id()+"/download", e.acmeRO, nil).Expect(t, 200, "")
+		// Anyone with the scope deletes any document.
+		h.Do("DELETE", base+"/documents/"+v2.id(), e.platform, nil).Expect(t, 204, "")
+		h.Do("DELETE", base+"/documents/"+v2.id(), e.platform, nil).Expect(t, 404, "document_not_found")
+		h.Do("GET", base+"/documents/"+v2.id()+"/download", e.acmeRO, nil).Expect(t, 404, "document_not_found")
+		h.Do("GET", base+"/documents?include_deleted=true", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &list)
+		if list.Total != 1 || list.Documents[0]["deleted_by_name"] != "platform@example.com" || list.Documents[0]["deleted_at"] == nil {
+			t.Fatalf("deleted %+v", list)
+		}
+		// The "documents" requirement of the comm-test gate is unmet again.
+		ob, err := e.ob.Get(context.Background(), platformActor, e.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := e.ob.GateForKind(context.Background(), ob, onboarding.KindCommTest)
+		def, _ := g.Definition()
+		unmet, err := e.ob.Unmet(context.Background(), ob, g, def)
+		if err != nil || len(unmet) != 1 || unmet[0].Location != "documents.test_results_signed" {
+			t.Fatalf("unmet %+v %v", unmet, err)
+		}
+
+		// Errors: scope, other organisation, unknown ids, read-only.
+		one := base + "/documents/" + u.id()
+		for _, c := range []struct{ method, path, token string }{
+			{"GET", base + "/documents", e.none}, {"POST", base + "/documents/presigned-upload", e.acmeRO},
+			{"POST", one + "/finalize", e.acmeRO}, {"GET", one + "/download", e.none}, {"DELETE", one, e.acmeRO},
+			{"GET", base + "/documents", e.epc},
+		} {
+			want := errs.Code("insufficient_scope")
+			if c.token == e.epc {
+				want = "magic_link_session_not_allowed"
+			}
+			h.Do(c.method, c.path, c.token, body).Expect(t, 403, want)
+		}
+		for _, c := range []struct{ method, path string }{
+			{"GET", base + "/documents"}, {"POST", base + "/documents/presigned-upload"}, {"POST", one + "/finalize"},
+			{"GET", one + "/download"}, {"DELETE", one},
+		} {
+			h.Do(c.method, c.path, e.beta, body).Expect(t, 404, "onboarding_not_found")
+		}
+		h.Do("GET", "/v1/onboardings/nope/documents", e.acme, nil).Expect(t, 404, "onboarding_not_found")
+		h.Do("GET", base+"/documents/nope/download", e.acme, nil).Expect(t, 404, "document_not_found")
+		h.Do("GET", "/v1/onboardings/"+e.id2+"/documents/"+u.id()+"/download", e.acme, nil).Expect(t, 404, "document_not_found")
+		h.Do("POST", base+"/documents/presigned-upload", e.acme, map[string]any{"document_type": "test_results_signed",
+			"filename": "x.pdf", "content_type": "application/pdf", "size_bytes": 10}).Expect(t, 422, "")
+	})
+}
+
+func TestLimitsLocksAndCancel(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		h := e.h
+		ctx := context.Background()
+		task := "/v1/onboarding-tasks/" + e.id
+		antenna := photo("installation_photo_antenna", jpegBytes, "image/jpeg")
+		for range documents.MaxPendingUploads {
+			e.presign(t, task, e.epc, antenna)
+		}
+		h.Do("POST", task+"/documents/presigned-upload", e.epc, antenna).Expect(t, 409, "pending_upload_limit")
+		// Expired pending uploads no longer count.
+		h.Security.Advance(documents.UploadTTL)
+		epc := h.Token(auth.Principal{Subject: "onbc:c-epc", OrganizationID: "acme",
+			Task: &auth.TaskGrant{OnboardingID: e.id, ContactID: "c-epc", Role: "epc", SessionID: "s-c-epc"}})
+		u := e.presign(t, task, epc, antenna)
+		e.put(t, u, jpegBytes)
+		h.Do("POST", task+"/documents/"+u.id()+"/finalize", epc, nil).Expect(t, 200, "")
+		var list struct {
+			Total int `json:"total"`
+		}
+		h.Do("GET", "/v1/onboardings/"+e.id+"/documents", e.acme, nil).Expect(t, 200, "").JSON(t, &list)
+		if list.Total != 1 {
+			t.Fatalf("expired pending uploads listed: %d", list.Total)
+		}
+
+		// A waived gate is locked: no upload, finalize or delete.
+		pending := e.presign(t, task, epc, antenna)
+		e.put(t, pending, jpegBytes)
+		ob, err := e.ob.Get(ctx, platformActor, e.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := e.ob.GateForKind(ctx, ob, onboarding.KindInstallation)
+		if _, err := e.ob.Act(ctx, platformActor, e.id, g.ID, onboarding.ActionWaive, "photos by mail"); err != nil {
+			t.Fatal(err)
+		}
+		h.Do("POST", task+"/documents/presigned-upload", epc, antenna).Expect(t, 409, "gate_locked")
+		h.Do("POST", task+"/documents/"+pending.id()+"/finalize", epc, nil).Expect(t, 409, "gate_locked")
+		h.Do("DELETE", task+"/documents/"+u.id(), epc, nil).Expect(t, 409, "gate_locked")
+		h.Do("DELETE", "/v1/onboardings/"+e.id+"/documents/"+u.id(), e.platform, nil).Expect(t, 409, "gate_locked")
+		if _, err := e.ob.Act(ctx, platformActor, e.id, g.ID, onboarding.ActionReopen, "one more photo"); err != nil {
+			t.Fatal(err)
+		}
+
+		// Cancelling drops the pending uploads; the workflow is read-only.
+		if _, err := e.ob.Cancel(ctx, platformActor, e.id, "site sold"); err != nil {
+			t.Fatal(err)
+		}
+		h.Do("POST", task+"/documents/"+pending.id()+"/finalize", epc, nil).Expect(t, 404, "document_not_found")
+		h.Do("POST", task+"/documents/presigned-upload", epc, antenna).Expect(t, 409, "onboarding_closed")
+		h.Do("DELETE", task+"/documents/"+u.id(), epc, nil).Expect(t, 409, "onboarding_closed")
+		h.Do("GET", task+"/documents/"+u.id()+"/download", epc, nil).Expect(t, 200, "") // readable
+		entries, _, err := e.ob.AuditTrail(ctx, platformActor, e.id, onboarding.AuditFilter{ActionPrefix: "document.", Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		actions := map[string]int{}
+		for _, en := range entries {
+			actions[en.Action]++
+		}
+		// Every pending upload is discarded, also those whose URL expired.
+		if actions["document.upload_started"] != 22 || actions["document.finalized"] != 1 || actions["document.discarded"] != 21 {
+			t.Fatalf("audit %v", actions)
+		}
+	})
+}

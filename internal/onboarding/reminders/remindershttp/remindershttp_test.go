@@ -1,0 +1,162 @@
+package remindershttp_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"atcp/internal/assets"
+	"atcp/internal/auth"
+	"atcp/internal/identity"
+	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/reminders"
+	"atcp/internal/onboarding/reminders/remindershttp"
+	"atcp/internal/testkit"
+)
+
+// owners finds a contact of the owner role, except for the DPL gate.
+type owners struct{}
+
+func (owners) ForGate(_ context.Context, _ onboarding.Onboarding, g onboarding.Gate, roles []onboarding.TaskRole) ([]reminders.Recipient, error) {
+	if d, _ := g.Definition(); d.Kind == onboarding.KindDPL {
+		return nil, nil
+	}
+	return []reminders.Recipient{{Role: roles[0], ContactID: "c-1", Name: "Erika"}}, nil
+}
+
+type mail struct {
+	mu   sync.Mutex
+	sent []reminders.ReminderMail
+}
+
+func (m *mail) Reminder(_ context.Context, _ onboarding.Onboarding, r reminders.ReminderMail) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sent = append(m.sent, r)
+	return nil
+}
+
+var platformActor = onboarding.Actor{Kind: onboarding.ActorUser, ID: "u-platform", Name: "platform@example.com",
+	OrganizationID: auth.PlatformOrganization, Role: onboarding.RolePlatformOnboarding}
+
+func TestReminders(t *testing.T) {
+	ctx := context.Background()
+	b := testkit.OpenSQLite(t)
+	h := testkit.NewHarness(t, b)
+	dir := identity.NewDirectory(b.Directory(), h.Clock, h.URL)
+	for _, org := range []string{"acme", "beta"} {
+		if err := dir.EnsureOrganization(ctx, org, org); err != nil {
+			t.Fatal(err)
+		}
+	}
+	registry := assets.NewService(b.Assets(), h.Clock)
+	a := assets.NewAsset("bess-1", "acme", "Battery", "Cottbus", assets.Standalone)
+	it := assets.FullControl
+	a.IntegrationType = &it
+	if err := registry.EnsureAsset(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	core := onboarding.NewService(b.Onboardings(), registry, h.Clock)
+	m := &mail{}
+	svc := reminders.NewService(reminders.Deps{Core: core, Store: b.OnboardingReminders(), Recipients: owners{}, Sender: m, Clock: h.Clock})
+	remindershttp.Register(h.Server, svc)
+	ob, err := core.Create(ctx, platformActor, onboarding.CreateRequest{AssetID: "bess-1",
+		GateOverrides: map[string]onboarding.GateOverride{"fc_installation": {Waived: true, Note: "done"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := func(org string, scopes ...auth.Scope) string {
+		return h.Token(auth.Principal{Subject: "u-" + org, OrganizationID: org, Email: org + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
+	}
+	platform := user(auth.PlatformOrganization, auth.OnboardingRead, auth.OnboardingWrite)
+	acme := user("acme", auth.OnboardingRead, auth.OnboardingWrite)
+	acmeRO := user("acme", auth.OnboardingRead)
+	beta := user("beta", auth.OnboardingRead, auth.OnboardingWrite)
+	none := user("acme", auth.AssetRead)
+	base := "/v1/onboardings/" + ob.ID
+	rfi, dpl, installation := ob.Gates[0].ID, ob.Gates[1].ID, ob.Gates[2].ID
+
+	// The job's reminder shows in the list.
+	if err := svc.Run(ctx, ob.Gates[0].Deadline.AddDays(-1).Local(10, 0)); err != nil {
+		t.Fatal(err)
+	}
+	var l struct {
+		Policy    remindershttp.ReminderPolicy `json:"policy"`
+		Reminders []map[string]any             `json:"reminders"`
+		Total     int                          `json:"total"`
+	}
+	h.Do("GET", base+"/reminders", acmeRO, nil).Expect(t, 200, "").JSON(t, &l)
+	if l.Total != 1 || l.Policy.OverdueEveryDays != 3 || len(l.Policy.DaysBefore) != 2 || l.Reminders[0]["kind"] != "before_deadline" ||
+		l.Reminders[0]["gate_id"] != rfi || l.Reminders[0]["delivery_status"] != "enqueued" || len(m.sent) != 1 {
+		t.Fatalf("list %+v, mails %+v", l, m.sent)
+	}
+
+	// Manual.
+	r := h.Do("POST", base+"/gates/"+rfi+"/remind", acme, map[string]any{"message": "Friday!"}).Expect(t, 202, "").Map(t)
+	if r["kind"] != "manual" || r["message"] != "Friday!" || r["created_by_name"] != "acme@example.com" ||
+		r["recipients"].([]any)[0].(map[string]any)["role"] != "asset_owner" || len(m.sent) != 2 || m.sent[1].Message != "Friday!" {
+		t.Fatalf("manual %v", r)
+	}
+	limited := h.Do("POST", base+"/gates/"+rfi+"/remind", platform, nil).Expect(t, 429, "reminder_rate_limited")
+	if limited.Header.Get("Retry-After") != "3600" {
+		t.Fatalf("Retry-After %q", limited.Header.Get("Retry-After"))
+	}
+	h.Clock.Advance(time.Hour)
+	h.Do("POST", base+"/gates/"+rfi+"/remind", platform, nil).Expect(t, 202, "")
+	h.Do("POST", base+"/gates/"+dpl+"/remind", platform, nil).Expect(t, 422, "no_recipients")
+	h.Do("POST", base+"/gates/"+installation+"/remind", platform, nil).Expect(t, 409, "gate_done")
+	h.Do("POST", base+"/gates/00000000-0000-4000-8000-000000000000/remind", platform, nil).Expect(t, 404, "gate_not_found")
+	h.Do("POST", base+"/gates/"+rfi+"/remind", acme, map[string]any{"message": string(make([]byte, 2001))}).Expect(t, 422, "")
+	h.Do("POST", base+"/gates/"+rfi+"/remind", acmeRO, nil).Expect(t, 403, "insufficient_scope")
+	h.Do("POST", base+"/gates/"+rfi+"/remind", beta, nil).Expect(t, 404, "onboarding_not_found")
+	h.Do("GET", base+"/reminders?gate_id="+rfi+"&limit=1", acme, nil).Expect(t, 200, "").JSON(t, &l)
+	if l.Total != 3 || len(l.Reminders) != 1 {
+		t.Fatalf("rfi reminders %+v", l)
+	}
+
+	// Policy.
+	p := h.Do("PUT", base+"/reminder-policy", acme, map[string]any{"days_before": []int{3, 0}, "overdue_every_days": 1,
+		"max_overdue_reminders": 2, "enabled": true}).Expect(t, 200, "").Map(t)
+	if p["overdue_every_days"] != 1.0 || len(p["days_before"].([]any)) != 2 {
+		t.Fatalf("policy %v", p)
+	}
+	for _, bad := range []map[string]any{
+		{"days_before": []int{61}, "overdue_every_days": 1, "max_overdue_reminders": 0, "enabled": true},
+		{"days_before": []int{1, 1}, "overdue_every_days": 1, "max_overdue_reminders": 0, "enabled": true},
+		{"days_before": []int{1, 2, 3, 4, 5, 6}, "overdue_every_days": 1, "max_overdue_reminders": 0, "enabled": true},
+		{"days_before": []int{1}, "overdue_every_days": 0, "max_overdue_reminders": 0, "enabled": true},
+		{"days_before": []int{1}, "overdue_every_days": 1, "max_overdue_reminders": 21, "enabled": true},
+	} {
+		h.Do("PUT", base+"/reminder-policy", acme, bad).Expect(t, 422, "validation_failed")
+	}
+	h.Do("GET", base+"/reminders", acme, nil).Expect(t, 200, "").JSON(t, &l)
+	if l.Policy.MaxOverdueReminders != 2 {
+		t.Fatalf("a refused policy changed it: %+v", l.Policy)
+	}
+	h.Do("PUT", base+"/reminder-policy", acmeRO, map[string]any{"days_before": []int{}, "overdue_every_days": 1, "max_overdue_reminders": 0, "enabled": false}).
+		Expect(t, 403, "insufficient_scope")
+	h.Do("PUT", base+"/reminder-policy", beta, map[string]any{"days_before": []int{}, "overdue_every_days": 1, "max_overdue_reminders": 0, "enabled": false}).
+		Expect(t, 404, "onboarding_not_found")
+
+	// Reads.
+	h.Do("GET", base+"/reminders", none, nil).Expect(t, 403, "insufficient_scope")
+	h.Do("GET", base+"/reminders", beta, nil).Expect(t, 404, "onboarding_not_found")
+	h.Do("GET", base+"/reminders?gate_id=00000000-0000-4000-8000-000000000000", acme, nil).Expect(t, 422, "validation_failed")
+
+	if _, err := core.Cancel(ctx, platformActor, ob.ID, "sold"); err != nil {
+		t.Fatal(err)
+	}
+	h.Clock.Advance(time.Hour)
+	h.Do("POST", base+"/gates/"+rfi+"/remind", platform, nil).Expect(t, 409, "onboarding_closed")
+	h.Do("PUT", base+"/reminder-policy", acme, map[string]any{"days_before": []int{}, "overdue_every_days": 1, "max_overdue_reminders": 0, "enabled": false}).
+		Expect(t, 409, "onboarding_closed")
+	// A cancelled workflow is reminded of nothing.
+	if err := svc.Run(ctx, ob.Gates[1].Deadline.AddDays(-1).Local(10, 0)); err != nil {
+		t.Fatal(err)
+	}
+	h.Do("GET", base+"/reminders", acme, nil).Expect(t, 200, "").JSON(t, &l)
+	if l.Total != 3 {
+		t.Fatalf("after cancel %d", l.Total)
+	}
+}
