@@ -53,6 +53,8 @@ import (
 	"atcp/internal/onboarding/comments/commentshttp"
 	"atcp/internal/onboarding/documents"
 	"atcp/internal/onboarding/documents/documentshttp"
+	"atcp/internal/onboarding/dplsvc"
+	"atcp/internal/onboarding/dplsvc/dplhttp"
 	"atcp/internal/onboarding/fields"
 	"atcp/internal/onboarding/fields/fieldshttp"
 	"atcp/internal/onboarding/magic"
@@ -117,6 +119,9 @@ type App struct {
 	// Onboarding runs the onboarding workflows; the onboarding groups
 	// register their requirement checks and hooks on it.
 	Onboarding *onboarding.Service
+	// DPL runs the onboardings' data-point lists and communication tests
+	// (LatestTest for the task detail).
+	DPL *dplsvc.Service
 	// Reminders reminds onboarding gates of their deadlines (its job and
 	// endpoints); built without Sender and Recipients until the notify
 	// and contacts groups provide them.
@@ -329,6 +334,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	portfoliohttp.Register(a.Server, a.Portfolio, a.Pools)
 	afrrreporthttp.Register(a.Server, a.AFRRReports)
 	poolshttp.Register(a.Server, a.Pools)
+	a.DPL = dplsvc.New(dplsvc.Deps{Onboarding: a.Onboarding, Store: a.Store.OnboardingDPL(), Assets: a.Assets,
+		Latest: a.Store.Telemetry(), Adapters: a.steeredAdapters(), Clock: a.Clock})
+	dplhttp.Register(a.Server, a.Onboarding, a.DPL)
 	documentshttp.Register(a.Server, a.Documents, a.Onboarding)
 	// Comments, prequalification and reminders (issue 15, wave 2): mail,
 	// recipients and certificates come with the notify, contacts and

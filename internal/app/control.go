@@ -120,3 +120,17 @@ func (a *App) logImmediateEvents() {
 			"start_time", e.Dispatch.Start, "end_time", e.Dispatch.End, "set_power_mw", e.Dispatch.SetPowerMW)
 	})
 }
+
+// steeredAdapters names the adapters through which this server steers
+// assets: none without the control loop (ATCP_SIMULATE=false), the
+// simulator, and mqtt when ATCP_MQTT_URL names a broker.
+func (a *App) steeredAdapters() []assets.AdapterName {
+	if !a.Config.Simulate {
+		return nil
+	}
+	out := []assets.AdapterName{assets.AdapterSimulator}
+	if a.Config.MQTTURL != "" {
+		out = append(out, assets.AdapterMQTT)
+	}
+	return out
+}

@@ -176,6 +176,7 @@ type fuzzServer struct {
 	// onboardingGates maps the last path segment of a gate transition
 	// to the [onboarding_id, gate_id] it is valid on; "" is the default.
 	onboardingGates       map[string][2]string
+	dplRow                string // a DPL row of O3's workflow
 	document              string // a pending document of the default workflow
 	prequalification      string // fuzz-o3's fcr prequalification, submitted
 	integrations, secrets [2]string
@@ -428,6 +429,8 @@ func (s *fuzzServer) pathValue(path, name string, n uint8) (string, bool) {
 		return s.prequalification, true
 	case "organization_id":
 		return fuzzOrg, true
+	case "row_id":
+		return s.dplRow, true
 	case "tso":
 		return "50HZ", true
 	case "alarm_key":
@@ -761,16 +764,28 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 		}
 		s.must(tb, "POST", "/v1/onboardings", admin, `{"asset_id":"`+id+`"}`, &workflow)
 		gate := func(i int) [2]string { return [2]string{workflow.OnboardingID, workflow.Gates[i].ID} }
+		rows := "/v1/onboardings/" + workflow.OnboardingID + "/dpl-rows"
 		if id == fuzzAssetO3 {
 			// Its RfI gate holds every required field, so that it can be submitted.
 			s.must(tb, "PUT", "/v1/onboardings/"+workflow.OnboardingID+"/gates/"+workflow.Gates[0].ID+"/fields", admin, fuzzRfI, nil)
 			workflows[""] = gate(0)
+			var row struct {
+				RowID string `json:"row_id"`
+			}
+			s.must(tb, "POST", rows, admin, fuzzDPLRow("soc", "percent", "read", 1), &row)
+			s.dplRow = row.RowID
 			var p struct {
 				PrequalificationID string `json:"prequalification_id"`
 			}
 			s.must(tb, "POST", "/v1/onboardings/"+workflow.OnboardingID+"/prequalifications", admin, `{"product":"fcr","requested_mw":4}`, &p)
 			s.prequalification = p.PrequalificationID
 			continue
+		}
+		// The DPL gate is submitted with a row for every required point.
+		for i, p := range [][3]string{{"bess_power_mw", "MW", "read"}, {"soc", "percent", "read"}, {"bess_power_setpoint_mw", "MW", "write"},
+			{"grid_power_mw", "MW", "read"}, {"available_charge_energy", "MWh", "read"}, {"available_discharge_energy", "MWh", "read"},
+			{"frequency_hz", "Hz", "read"}, {"lan_connected_device_1", "bool", "read"}} {
+			s.must(tb, "POST", rows, admin, fuzzDPLRow(p[0], p[1], p[2], i), nil)
 		}
 		g := "/v1/onboardings/" + workflow.OnboardingID + "/gates/"
 		s.must(tb, "POST", g+workflow.Gates[0].ID+"/waive", admin, `{"note":"fixture"}`, nil)
@@ -949,6 +964,12 @@ var fuzzExamples = map[string]struct {
 	"withdraw-onboarding-prequalification":      {0, `{"reason":"recorded wrongly"}`},
 	"save-onboarding-gate-fields":               {0, `{"fields":{"notes":"fuzz","usable_power_capacity_mw":11,"commissioning_date":null}}`},
 
+	"create-onboarding-dpl-row":         {0, fuzzDPLRow("grid_power_mw", "kW", "read", 7)},
+	"update-onboarding-dpl-row":         {0, fuzzDPLRow("soc", "percent", "read", 8)},
+	"import-onboarding-dpl-rows":        {0, "point_name,protocol,address,data_type,unit,direction\nsoc,iec104,ca:1/ioa:9,float32,percent,read\n"},
+	"delete-onboarding-dpl-row":         {0, ""},
+	"run-onboarding-communication-test": {0, ""},
+
 	"create-pool":  {variantMember, `{"pool_id":"fuzz-new","list_asset_ids":["fuzz-c"],"allow_internal_collateralisation":true}`},
 	"replace-pool": {variantMember, `{"list_asset_ids":["fuzz-b","fuzz-c"],"allow_internal_collateralisation":true}`},
 	"delete-pool":  {variantMember, ""},
@@ -1002,6 +1023,11 @@ func fuzzSeeds(tb testing.TB, ops []fuzzOp) []fuzzSeed {
 			add(ex.variant, "", body[:len(body)/2])
 			add(ex.variant|ctText<<variantCTShift, "", body)
 			add(ex.variant, "", []byte(`<svg onload="x"/>`))
+		case strings.HasPrefix(op.contentType, "text/csv"):
+			// A CSV body: truncated, as another type, with a broken quote.
+			add(ex.variant, "", body[:len(body)/2])
+			add(ex.variant|ctText<<variantCTShift, "", body)
+			add(ex.variant, "", append(bytes.Clone(body), "x,\"y\n"...))
 		default:
 			semantic, parser := jsonMutations(body)
 			for _, m := range semantic {
@@ -1180,4 +1206,10 @@ func formMutations(body []byte) [][]byte {
 		mutate(func(v string) string { return v + "\xff\xfe" }),
 		append(append([]byte{}, body...), "&grant_type=refresh_token&client_id=atcp-console&redirect_uri=http://evil.example/"...),
 	}
+}
+
+// fuzzDPLRow is a DPL row of point name at IEC 104 address ca:1/ioa:<ioa>.
+func fuzzDPLRow(name, unit, direction string, ioa int) string {
+	return fmt.Sprintf(`{"point_name":%q,"protocol":"iec104","address":"ca:1/ioa:%d","data_type":"float32","unit":%q,"direction":%q}`,
+		name, ioa, unit, direction)
 }

@@ -26,6 +26,7 @@ import (
 	"atcp/internal/onboarding/branding"
 	"atcp/internal/onboarding/comments"
 	"atcp/internal/onboarding/documents"
+	"atcp/internal/onboarding/dplsvc"
 	"atcp/internal/onboarding/fields"
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/onboarding/prequal"
@@ -78,6 +79,7 @@ type Backend interface {
 	Onboardings() onboarding.Store
 	OnboardingMagic() magic.Store
 	OnboardingBranding() branding.Store
+	OnboardingDPL() dplsvc.Store
 	OnboardingDocuments() documents.Store
 	OnboardingComments() comments.Store
 	OnboardingPrequalifications() prequal.Store

@@ -10,6 +10,7 @@ import (
 	"atcp/internal/httpapi"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/dpl"
 	"atcp/internal/onboarding/rfi"
 )
 
@@ -112,11 +113,29 @@ func StructuredData(values map[string]json.RawMessage) map[string]any {
 
 // Template is a built-in workflow template.
 type Template struct {
-	TemplateID        string   `json:"template_id"`
-	IntegrationType   string   `json:"integration_type" enum:"full_control,monitoring_only"`
-	Version           int      `json:"version"`
-	Title             Text     `json:"title"`
-	GateDefinitionIDs []string `json:"gate_definition_ids" nullable:"false" doc:"In order."`
+	TemplateID        string     `json:"template_id"`
+	IntegrationType   string     `json:"integration_type" enum:"full_control,monitoring_only"`
+	Version           int        `json:"version"`
+	Title             Text       `json:"title"`
+	GateDefinitionIDs []string   `json:"gate_definition_ids" nullable:"false" doc:"In order."`
+	DPLPoints         []DPLPoint `json:"dpl_points" nullable:"false" doc:"The canonical telemetry points a data-point list maps, in order."`
+}
+
+// DPLPoint is a canonical telemetry point of a template.
+type DPLPoint struct {
+	PointName   string `json:"point_name"`
+	Description string `json:"description"`
+	Unit        string `json:"unit"`
+	Direction   string `json:"direction" enum:"read,write,read_write"`
+	Required    bool   `json:"required" doc:"Submitting the DPL gate needs a row for it."`
+}
+
+func toDPLPoints(templateID string) []DPLPoint {
+	out := []DPLPoint{}
+	for _, p := range dpl.TemplatePoints(templateID) {
+		out = append(out, DPLPoint{PointName: p.Name, Description: p.Description, Unit: p.Unit, Direction: string(p.Direction), Required: p.Required})
+	}
+	return out
 }
 
 // TemplateDetail is a template with its gate definitions inlined.
@@ -127,7 +146,7 @@ type TemplateDetail struct {
 
 func toTemplate(t onboarding.Template) Template {
 	return Template{TemplateID: t.TemplateID, IntegrationType: string(t.IntegrationType), Version: t.Version, Title: text(t.Title),
-		GateDefinitionIDs: t.GateDefinitionIDs()}
+		GateDefinitionIDs: t.GateDefinitionIDs(), DPLPoints: toDPLPoints(t.TemplateID)}
 }
 
 // Gate is a gate of a workflow.
