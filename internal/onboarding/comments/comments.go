@@ -20,6 +20,7 @@ import (
 	"atcp/internal/clock"
 	"atcp/internal/errs"
 	"atcp/internal/onboarding"
+	"atcp/internal/textrule"
 )
 
 // MaxBodyLength bounds a comment's body in characters.
@@ -217,6 +218,8 @@ func (s *Service) post(ctx context.Context, actor onboarding.Actor, ob onboardin
 		v.Add("body", "is required", r.Body)
 	case utf8.RuneCountInString(r.Body) > MaxBodyLength:
 		v.Add("body", fmt.Sprintf("must be at most %d characters", MaxBodyLength), utf8.RuneCountInString(r.Body))
+	default:
+		textrule.CheckText(&v, "body", r.Body)
 	}
 	vis := Visibility(r.Visibility)
 	switch {

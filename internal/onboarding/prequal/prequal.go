@@ -24,6 +24,7 @@ import (
 	"atcp/internal/errs"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/onboarding"
+	"atcp/internal/textrule"
 )
 
 // Error codes of prequalification.
@@ -262,7 +263,9 @@ func target(p Prequalification) onboarding.Target {
 func checkText(v *errs.Validation, loc, s string, limit int) {
 	if n := utf8.RuneCountInString(s); n > limit {
 		v.Add(loc, fmt.Sprintf("must be at most %d characters", limit), n)
+		return
 	}
+	textrule.CheckText(v, loc, s)
 }
 
 // ResultRequest is the body of …/result.

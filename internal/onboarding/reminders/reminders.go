@@ -16,6 +16,7 @@ import (
 	"atcp/internal/errs"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/onboarding"
+	"atcp/internal/textrule"
 	"atcp/internal/worker"
 )
 
@@ -223,6 +224,9 @@ func (s *Service) Remind(ctx context.Context, actor onboarding.Actor, onboarding
 		}
 		if n := utf8.RuneCountInString(message); n > MaxMessageLength {
 			return errs.Invalidf("message", n, "must be at most %d characters", MaxMessageLength)
+		}
+		if !textrule.Text(message) {
+			return errs.Invalidf("message", nil, "%s", textrule.TextMessage)
 		}
 		now := s.now()
 		past, err := s.d.Store.List(ctx, auth.Visibility{All: true}, ob.ID, g.ID)

@@ -150,6 +150,7 @@ func TestManagerComments(t *testing.T) {
 		h.Do("POST", base, e.acme, map[string]any{"body": "   "}).Expect(t, 422, "validation_failed")
 		h.Do("POST", base, e.acme, map[string]any{"body": "x", "gate_id": "00000000-0000-4000-8000-000000000000"}).Expect(t, 422, "validation_failed")
 		h.Do("POST", base, e.acme, map[string]any{"body": "x", "visibility": "public"}).Expect(t, 422, "validation_failed")
+		h.Do("POST", base, e.acme, map[string]any{"body": "nul\x00byte"}).Expect(t, 422, "validation_failed")
 		h.Do("GET", base, e.none, nil).Expect(t, 403, "insufficient_scope")
 		h.Do("POST", base, e.acmeRO, map[string]any{"body": "x"}).Expect(t, 403, "insufficient_scope")
 		h.Do("GET", base, e.beta, nil).Expect(t, 404, "onboarding_not_found")

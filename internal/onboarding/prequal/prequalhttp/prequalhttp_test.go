@@ -217,6 +217,7 @@ func TestPrequalificationErrors(t *testing.T) {
 
 	// Withdraw.
 	h.Do("POST", item+"/withdraw", e.platform, map[string]any{"reason": ""}).Expect(t, 422, "validation_failed")
+	h.Do("POST", item+"/withdraw", e.platform, map[string]any{"reason": "nul\x00"}).Expect(t, 422, "validation_failed")
 	h.Do("POST", item+"/withdraw", e.acme, map[string]any{"reason": "x"}).Expect(t, 403, "platform_only")
 	h.Do("POST", item+"/withdraw", e.acmeRO, map[string]any{"reason": "x"}).Expect(t, 403, "insufficient_scope")
 	h.Do("POST", item+"/withdraw", e.beta, map[string]any{"reason": "x"}).Expect(t, 404, "onboarding_not_found")

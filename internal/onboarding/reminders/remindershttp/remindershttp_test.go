@@ -108,6 +108,7 @@ func TestReminders(t *testing.T) {
 	h.Do("POST", base+"/gates/"+installation+"/remind", platform, nil).Expect(t, 409, "gate_done")
 	h.Do("POST", base+"/gates/00000000-0000-4000-8000-000000000000/remind", platform, nil).Expect(t, 404, "gate_not_found")
 	h.Do("POST", base+"/gates/"+rfi+"/remind", acme, map[string]any{"message": string(make([]byte, 2001))}).Expect(t, 422, "")
+	h.Do("POST", base+"/gates/"+rfi+"/remind", acme, map[string]any{"message": "esc\x1b[2J"}).Expect(t, 422, "")
 	h.Do("POST", base+"/gates/"+rfi+"/remind", acmeRO, nil).Expect(t, 403, "insufficient_scope")
 	h.Do("POST", base+"/gates/"+rfi+"/remind", beta, nil).Expect(t, 404, "onboarding_not_found")
 	h.Do("GET", base+"/reminders?gate_id="+rfi+"&limit=1", acme, nil).Expect(t, 200, "").JSON(t, &l)
