@@ -337,7 +337,6 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.DPL = dplsvc.New(dplsvc.Deps{Onboarding: a.Onboarding, Store: a.Store.OnboardingDPL(), Assets: a.Assets,
 		Latest: a.Store.Telemetry(), Adapters: a.steeredAdapters(), Clock: a.Clock})
 	dplhttp.Register(a.Server, a.Onboarding, a.DPL)
-	documentshttp.Register(a.Server, a.Documents, a.Onboarding)
 	// Comments, prequalification and reminders (issue 15, wave 2): mail,
 	// recipients and certificates come with the notify, contacts and
 	// documents groups; until then nothing is mailed, a manual reminder
@@ -359,8 +358,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Branding = branding.NewService(branding.Deps{Store: a.Store.OnboardingBranding(), Organizations: a.Store.Directory(),
 		Objects: a.Objects, Clock: a.Clock})
 	brandinghttp.Register(a.Server, a.Branding)
-	taskshttp.Register(a.Server, a.Onboarding, tasks.NewService(tasks.Deps{Onboarding: a.Onboarding, Assets: a.Assets, Fields: rfiValues,
-		Branding: a.Branding}))
+	taskService := tasks.NewService(tasks.Deps{Onboarding: a.Onboarding, Assets: a.Assets, Fields: rfiValues, Branding: a.Branding,
+		Documents: a.Documents.TaskLister()})
+	taskshttp.Register(a.Server, a.Onboarding, taskService)
+	documentshttp.Register(a.Server, a.Documents, a.Onboarding, taskService)
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)

@@ -15,11 +15,14 @@ import (
 	"atcp/internal/httpapi"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/documents"
+	"atcp/internal/onboarding/tasks"
+	"atcp/internal/onboarding/tasks/taskshttp"
 )
 
 type handler struct {
-	svc *documents.Service
-	ob  *onboarding.Service
+	svc   *documents.Service
+	ob    *onboarding.Service
+	tasks *tasks.Service
 }
 
 // actor is the caller as an onboarding actor (previewRole is the
@@ -40,16 +43,20 @@ func (h handler) task(ctx context.Context, onboardingID, role, previewRole strin
 	return ctx, t, err
 }
 
-func (h handler) taskDocuments(ctx context.Context, t onboarding.Task) (*httpapi.Output[TaskDocuments], error) {
-	docs, err := h.svc.ForTask(ctx, t)
+// detail answers the task detail of t once a mutation of its documents
+// is done: the workflow is read again, as the mutation may have moved a
+// gate.
+func (h handler) detail(ctx context.Context, t onboarding.Task) (*httpapi.Output[taskshttp.TaskDetail], error) {
+	ob, err := h.ob.Get(ctx, t.Actor, t.Onboarding.ID)
 	if err != nil {
 		return nil, err
 	}
-	out := TaskDocuments{OnboardingID: t.Onboarding.ID, Role: string(t.Role), Documents: make([]TaskSideDocument, len(docs))}
-	for i, d := range docs {
-		out.Documents[i] = toDocument(d)
+	t.Onboarding = ob
+	body, err := taskshttp.Detail(ctx, h.tasks, t)
+	if err != nil {
+		return nil, err
 	}
-	return &httpapi.Output[TaskDocuments]{Body: out}, nil
+	return &httpapi.Output[taskshttp.TaskDetail]{Body: body}, nil
 }
 
 // malformed refuses a malformed uuid in the path where document 3 lists 400.
@@ -128,22 +135,23 @@ const (
 		"pending uploads on the onboarding; 422 for a type, size or filename the document type does not allow."
 )
 
-// Register adds the document endpoints to s.
-func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service) {
-	h := handler{svc: svc, ob: ob}
+// Register adds the document endpoints to s; the task side's finalize and
+// delete answer the task detail of tsk.
+func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service, tsk *tasks.Service) {
+	h := handler{svc: svc, ob: ob, tasks: tsk}
 	tags := []string{s.Tag("Onboarding", "Onboarding workflows of assets: templates, gates, their review and the audit trail (docs/onboarding.md).")}
 	taskBase := "/v1/onboarding-tasks/{onboarding_id}/documents"
 	base := "/v1/onboardings/{onboarding_id}/documents"
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "delete-onboarding-task-document", Method: http.MethodDelete, Path: taskBase + "/{document_id}", Tags: tags,
-		Responses: httpapi.ResponseExample(http.StatusOK, exampleTaskDocuments),
+		Responses: httpapi.ResponseExample(http.StatusOK, taskshttp.ExampleAfterUpload),
 		Summary:   "Delete a document the caller uploaded",
 		Description: "Soft-deletes the document: it no longer appears or receives download URLs; its stored object is removed later. " +
-			"Answers the task's documents. 400 for a malformed uuid. " + taskNotVisible + " " + docNotVisible + " 409 not_uploader " +
+			"Answers the task detail (as GET /v1/onboarding-tasks/{onboarding_id}). 400 for a malformed uuid. " + taskNotVisible + " " + docNotVisible + " 409 not_uploader " +
 			"when someone else uploaded it; 409 gate_locked while its gate is submitted, passed or waived; " + closed,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *taskDocumentInput) (*httpapi.Output[TaskDocuments], error) {
+	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *taskDocumentInput) (*httpapi.Output[taskshttp.TaskDetail], error) {
 		if err := malformed(in.OnboardingID, in.DocumentID); err != nil {
 			return nil, err
 		}
@@ -154,7 +162,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service)
 		if err := svc.TaskDelete(ctx, t, in.DocumentID); err != nil {
 			return nil, err
 		}
-		return h.taskDocuments(ctx, t)
+		return h.detail(ctx, t)
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -178,11 +186,12 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service)
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "finalize-onboarding-task-document", Method: http.MethodPost, Path: taskBase + "/{document_id}/finalize", Tags: tags,
-		Responses:   httpapi.ResponseExample(http.StatusOK, exampleTaskDocuments),
-		Summary:     "Finalize an uploaded document",
-		Description: "Marks a pending upload available once its bytes are at the presigned address; answers the task's documents. " + finalizeRules + " 400 for a malformed uuid. " + taskNotVisible + " " + docNotVisible + " " + closed,
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *taskDocumentInput) (*httpapi.Output[TaskDocuments], error) {
+		Responses: httpapi.ResponseExample(http.StatusOK, taskshttp.ExampleAfterUpload),
+		Summary:   "Finalize an uploaded document",
+		Description: "Marks a pending upload available once its bytes are at the presigned address; answers the task detail (as GET " +
+			"/v1/onboarding-tasks/{onboarding_id}). " + finalizeRules + " 400 for a malformed uuid. " + taskNotVisible + " " + docNotVisible + " " + closed,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *taskDocumentInput) (*httpapi.Output[taskshttp.TaskDetail], error) {
 		if err := malformed(in.OnboardingID, in.DocumentID); err != nil {
 			return nil, err
 		}
@@ -193,7 +202,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service)
 		if _, err := svc.TaskFinalize(ctx, t, in.DocumentID); err != nil {
 			return nil, err
 		}
-		return h.taskDocuments(ctx, t)
+		return h.detail(ctx, t)
 	})
 
 	httpapi.Register(s, huma.Operation{

@@ -19,6 +19,9 @@ import (
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/documents"
 	"atcp/internal/onboarding/documents/documentshttp"
+	"atcp/internal/onboarding/fields"
+	"atcp/internal/onboarding/tasks"
+	"atcp/internal/onboarding/tasks/taskshttp"
 	"atcp/internal/store"
 	"atcp/internal/testkit"
 )
@@ -71,7 +74,10 @@ func setup(t *testing.T, b store.Backend) env {
 	h.Server.Mux.Handle(embedded.RoutePrefix, objects.Handler())
 	ob := onboarding.NewService(b.Onboardings(), registry, h.Clock)
 	docs := documents.NewService(b.OnboardingDocuments(), ob, objects, h.Clock, h.Security)
-	documentshttp.Register(h.Server, docs, ob)
+	tsk := tasks.NewService(tasks.Deps{Onboarding: ob, Assets: registry, Fields: fields.NewService(ob, b.OnboardingFields(), registry, h.Clock),
+		Documents: docs.TaskLister()})
+	documentshttp.Register(h.Server, docs, ob, tsk)
+	taskshttp.Register(h.Server, ob, tsk)
 	e := env{h: h, ob: ob}
 	for _, p := range []struct {
 		asset string
@@ -175,10 +181,34 @@ func (e env) gateStatus(t *testing.T, definitionID string) onboarding.GateStatus
 	return ""
 }
 
-type taskDocs struct {
-	OnboardingID string           `json:"onboarding_id"`
-	Role         string           `json:"role"`
-	Documents    []map[string]any `json:"documents"`
+// taskDetail is what the tests read of the task detail, the answer of the
+// task side's finalize and delete.
+type taskDetail struct {
+	OnboardingID string `json:"onboarding_id"`
+	Role         string `json:"role"`
+	Gates        []struct {
+		DefinitionID string `json:"definition_id"`
+		Status       string `json:"status"`
+	} `json:"gates"`
+	Documents []map[string]any `json:"documents"`
+}
+
+func (d taskDetail) gateStatus(definitionID string) string {
+	for _, g := range d.Gates {
+		if g.DefinitionID == definitionID {
+			return g.Status
+		}
+	}
+	return ""
+}
+
+// documentIDs are the ids of the task detail's documents.
+func (d taskDetail) documentIDs() []string {
+	ids := []string{}
+	for _, doc := range d.Documents {
+		ids = append(ids, doc["id"].(string))
+	}
+	return ids
 }
 
 func TestTaskDocuments(t *testing.T) {
@@ -200,16 +230,35 @@ func TestTaskDocuments(t *testing.T) {
 		if s := e.gateStatus(t, "fc_installation"); s != onboarding.GatePending {
 			t.Fatalf("gate %s before finalize", s)
 		}
-		var got taskDocs
+		// Finalize answers the task detail, read after the gate moved.
+		var got taskDetail
 		h.Do("POST", doc+"/finalize", e.epc, nil).Expect(t, 200, "").JSON(t, &got)
-		if got.OnboardingID != e.id || got.Role != "epc" || len(got.Documents) != 1 || got.Documents[0]["status"] != "available" ||
-			got.Documents[0]["uploaded_at"] == nil {
+		if got.OnboardingID != e.id || got.Role != "epc" || len(got.Documents) != 1 || got.Documents[0]["id"] != u.id() ||
+			got.Documents[0]["uploaded_at"] == nil || got.Documents[0]["uploaded_by_user_name"] != "c-epc" ||
+			got.Documents[0]["gate_definition_id"] != "fc_installation" || got.gateStatus("fc_installation") != "in_progress" {
 			t.Fatalf("finalized %+v", got)
 		}
 		if s := e.gateStatus(t, "fc_installation"); s != onboarding.GateInProgress {
 			t.Fatalf("gate %s after finalize", s)
 		}
 		h.Do("POST", doc+"/finalize", e.epc2, nil).Expect(t, 200, "") // idempotent
+
+		// The task detail lists the document for the roles whose gates
+		// hold its slot (epc owns the installation gate, ems_provider
+		// contributes), not for the asset owner, whose gates do not.
+		var detail taskDetail
+		for _, c := range []struct {
+			token, preview string
+			want           []string
+		}{
+			{e.epc2, "", []string{u.id()}}, {e.owner, "", []string{}}, {e.acmeRO, "ems_provider", []string{u.id()}},
+			{e.acmeRO, "asset_owner", []string{}}, {e.acmeRO, "tso", []string{}},
+		} {
+			e.do("GET", task, c.token, c.preview, nil).Expect(t, 200, "").JSON(t, &detail)
+			if !slices.Equal(detail.documentIDs(), c.want) {
+				t.Fatalf("task detail of %s %s: documents %v, want %v", c.token, c.preview, detail.documentIDs(), c.want)
+			}
+		}
 
 		// Download through the presigned GET.
 		var dl struct {
@@ -276,15 +325,19 @@ func TestTaskDocuments(t *testing.T) {
 		}
 		e.put(t, v2, pngBytes)
 		h.Do("POST", task+"/documents/"+v2.id()+"/finalize", e.epc2, nil).Expect(t, 200, "").JSON(t, &got)
-		if len(got.Documents) != 1 || got.Documents[0]["id"] != v2.id() {
+		if !slices.Equal(got.documentIDs(), []string{v2.id()}) || got.Documents[0]["version"] != 2.0 {
 			t.Fatalf("after the replacement %+v", got)
 		}
 		h.Do("POST", task+"/documents/presigned-upload", e.epc, rep).Expect(t, 404, "document_not_found") // no longer current
 
-		// The uploader deletes its document: 200 with the task's documents.
+		// The uploader deletes its document: 200 with the task detail.
 		h.Do("DELETE", task+"/documents/"+v2.id(), e.epc2, nil).Expect(t, 200, "").JSON(t, &got)
-		if len(got.Documents) != 0 {
+		if got.OnboardingID != e.id || got.Role != "epc" || len(got.Documents) != 0 {
 			t.Fatalf("after the delete %+v", got)
+		}
+		e.do("GET", task, e.epc, "", nil).Expect(t, 200, "").JSON(t, &detail)
+		if len(detail.Documents) != 0 {
+			t.Fatalf("task detail after the delete %+v", detail)
 		}
 		h.Do("DELETE", task+"/documents/"+v2.id(), e.epc2, nil).Expect(t, 404, "document_not_found")
 	})

@@ -10,19 +10,12 @@ const (
 	examplePresign = `{"document_type":"test_results_signed","filename":"Testprotokoll IBN Cottbus.pdf","content_type":"application/pdf",
 		"size_bytes":812544,"gate_definition_id":"fc_comm_test"}`
 
-	exampleTaskDocument = `{"id":"0193b3c1-4d5e-7a8b-9c0d-1e2f3a4b5c6d","onboarding_id":"0193b3a0-1111-7222-8333-444455556666",
-		"gate_definition_id":"fc_installation","document_type":"installation_photo_mdevice","filename":"zaehler-schrank-1.jpg",
-		"size_bytes":2483117,"content_type":"image/jpeg","uploaded_at":"2026-02-03T09:14:02Z","uploaded_by_user_name":"Jonas Keller",
-		"version":1,"status":"available"}`
-
 	exampleDocument = `{"id":"0193b3c1-4d5e-7a8b-9c0d-1e2f3a4b5c6e","onboarding_id":"0193b3a0-1111-7222-8333-444455556666",
 		"gate_definition_id":"fc_comm_test","document_type":"test_results_signed","filename":"Testprotokoll IBN Cottbus.pdf",
 		"size_bytes":812544,"content_type":"application/pdf","uploaded_at":"2026-02-20T15:02:40Z",
 		"uploaded_by_user_name":"petra@platform.example","version":2,"status":"available",
 		"sha256":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 		"replaces_document_id":"0193b3c1-4d5e-7a8b-9c0d-1e2f3a4b5c60","superseded_by":null,"deleted_at":null,"deleted_by_name":null}`
-
-	exampleTaskDocuments = `{"onboarding_id":"0193b3a0-1111-7222-8333-444455556666","role":"epc","documents":[` + exampleTaskDocument + `]}`
 
 	exampleTaskUpload = `{"document":{"id":"0193b3c1-4d5e-7a8b-9c0d-1e2f3a4b5c6d","onboarding_id":"0193b3a0-1111-7222-8333-444455556666",
 		"gate_definition_id":"fc_installation","document_type":"installation_photo_mdevice","filename":"zaehler-schrank-1.jpg",

@@ -7,8 +7,8 @@ import (
 	"atcp/internal/onboarding/documents"
 )
 
-// TaskSideDocument is an onboarding document as a task sees it (document 1, task
-// detail documents[]), with its status.
+// TaskSideDocument is an onboarding document as a task's upload sees it,
+// with its status.
 type TaskSideDocument struct {
 	ID                 string     `json:"id" format:"uuid"`
 	OnboardingID       string     `json:"onboarding_id" format:"uuid"`
@@ -95,14 +95,6 @@ func uploadParts(p objstore.Presigned) (string, string, DocumentUploadHeaders, t
 type DocumentDownload struct {
 	DownloadURL string    `json:"download_url" format:"uri" doc:"GET it within 5 minutes; it answers the file as an attachment under its filename."`
 	ExpiresAt   time.Time `json:"expires_at"`
-}
-
-// TaskDocuments is the answer of the task side's finalize and delete: the
-// documents of the task detail (current versions of the role's slots).
-type TaskDocuments struct {
-	OnboardingID string             `json:"onboarding_id" format:"uuid"`
-	Role         string             `json:"role"`
-	Documents    []TaskSideDocument `json:"documents" nullable:"false" doc:"Current versions of the role's gates' slots, not deleted, available."`
 }
 
 // OnboardingDocumentList is the body of GET …/documents.

@@ -18,6 +18,11 @@ var (
 	exampleDetail = mustJSON(Body(sampleDetail()))
 	exampleList   = mustJSON(TaskList{Tasks: []TaskItem{toItem(tasks.Item{Task: sampleDetail().Task, Asset: sampleAsset(),
 		Gate: sampleDetail().Task.Onboarding.Gates[0], Branding: sampleBranding()})}})
+
+	// ExampleAfterUpload is the task detail once the asset owner finalized
+	// a BETR document: the example of the task's document endpoints
+	// (documentshttp), which answer with the task detail.
+	ExampleAfterUpload = mustJSON(Body(sampleAfterUpload()))
 )
 
 func mustJSON(v any) string {
@@ -73,5 +78,22 @@ func sampleDetail() tasks.Detail {
 	}
 	d.StructuredData[ids[0]] = map[string]json.RawMessage{"usable_power_capacity_mw": json.RawMessage(`10`), "tso": json.RawMessage(`"50hertz"`)}
 	d.Documents = []tasks.TaskDocument{}
+	return d
+}
+
+// sampleAfterUpload is sampleDetail after a finalized BETR document, which
+// moved the prequalification gate to in_progress.
+func sampleAfterUpload() tasks.Detail {
+	d := sampleDetail()
+	at := time.Date(2026, 3, 2, 10, 5, 0, 0, time.UTC)
+	for i, g := range d.Task.Onboarding.Gates {
+		if g.DefinitionID == "fc_prequalification" {
+			d.Task.Onboarding.Gates[i].Status, d.Task.Onboarding.Gates[i].UpdatedAt = onboarding.GateInProgress, at
+		}
+	}
+	d.Task.Onboarding.UpdatedAt = at
+	d.Documents = []tasks.TaskDocument{{ID: "e18eafc6-7293-4ab1-8e5f-60718293a4b5", OnboardingID: d.Task.Onboarding.ID,
+		GateDefinitionID: "fc_prequalification", DocumentType: "betr", Filename: "BETR Lausitz BESS 1.pdf", SizeBytes: 412803,
+		ContentType: "application/pdf", UploadedAt: at, UploadedByUserName: "Anna Becker", Version: 1}}
 	return d
 }
