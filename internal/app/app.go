@@ -50,6 +50,7 @@ import (
 	"atcp/internal/onboarding/branding"
 	"atcp/internal/onboarding/branding/brandinghttp"
 	"atcp/internal/onboarding/magic"
+	"atcp/internal/onboarding/notify"
 	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/pools"
 	"atcp/internal/pools/poolshttp"
@@ -123,6 +124,9 @@ type App struct {
 	bus    *natsbus.Publisher
 	// AlarmStream fans the alarm events out to this instance's WebSockets.
 	AlarmStream *alarmstream.Hub
+	// OnboardingMailer enqueues the onboarding e-mails (gate changes,
+	// access links, comments, reminders).
+	OnboardingMailer *notify.Mailer
 	// Objects keeps uploaded files (onboarding documents, e-mail banners);
 	// closeObjects releases the embedded one's directory.
 	Objects      objstore.Store
@@ -179,8 +183,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 
 	a.Credentials = identity.NewCredentialCheck(a.Store.Credentials())
 	// Magic-link sessions' tokens are checked against their session on
-	// every request. The endpoints (magichttp) are registered once the
-	// onboarding core and contacts provide magic.LinkTargets (issue 15, wave 2).
+	// every request; the endpoints (magichttp) are registered with the
+	// onboarding contacts, its magic.LinkTargets (onboardingPeople).
 	a.Credentials.SetTaskSessions(magic.NewSessionCheck(a.Store.OnboardingMagic(), a.Security))
 	a.Server = httpapi.New(httpapi.Options{Version: Version, BaseURL: a.baseURL, Tokens: a.Tokens, Credentials: a.Credentials,
 		Logger: log, RateLimit: cfg.RateLimit})
@@ -310,6 +314,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Branding = branding.NewService(branding.Deps{Store: a.Store.OnboardingBranding(), Organizations: a.Store.Directory(),
 		Objects: a.Objects, Clock: a.Clock})
 	brandinghttp.Register(a.Server, a.Branding)
+	a.onboardingPeople()
 
 	if err = a.bootstrap(ctx); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)

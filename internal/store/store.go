@@ -24,6 +24,7 @@ import (
 	"atcp/internal/markets/bids"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/branding"
+	obcontacts "atcp/internal/onboarding/contacts"
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/pools"
 	"atcp/internal/portfolio"
@@ -73,6 +74,7 @@ type Backend interface {
 	Onboardings() onboarding.Store
 	OnboardingMagic() magic.Store
 	OnboardingBranding() branding.Store
+	OnboardingContacts() obcontacts.Store
 }
 
 var (

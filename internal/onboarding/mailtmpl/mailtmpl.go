@@ -74,6 +74,9 @@ type AccessLink struct {
 	ExpiresAt time.Time // security time; shown in Europe/Berlin
 	// Deadline is the first deadline of the role's gates, "" when none.
 	Deadline string // YYYY-MM-DD
+	// Note is the manager's personal note, quoted; "" for none.
+	Note   string
+	NoteBy string
 }
 
 // Reminder is the mail before or after a gate's deadline.
@@ -158,6 +161,9 @@ func RenderAccessLink(in AccessLink) (Message, error) {
 	c := in.base(lang)
 	c.Paragraphs = fill(intro, vars)
 	c.ActionLabel, c.ActionURL = t.accessAction, in.URL
+	if strings.TrimSpace(in.Note) != "" {
+		c.Quote, c.QuoteBy = lines(in.Note), in.NoteBy
+	}
 	c.Closing = append([]string{fill1(t.accessExpiry, map[string]string{"expiry": formatInstant(lang, in.ExpiresAt)})}, c.Closing...)
 	return render(TypeAccessLink, lang, fill1(subject, vars), in.Common, c)
 }

@@ -1,0 +1,237 @@
+package contacts
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"atcp/internal/errs"
+	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/magic"
+)
+
+// Limits of the access-link endpoints.
+const (
+	MaxMessageLength = 1000
+	// MaxSendsPerHour bounds the mails of one link (issue and resends) in
+	// the last hour of the platform clock, counted from the audit trail so
+	// that every instance agrees.
+	MaxSendsPerHour = 5
+)
+
+// LinkView is an access link with its contact's name and address.
+type LinkView struct {
+	magic.Link
+	ContactName  string
+	ContactEmail string
+}
+
+// IssueRequest is the body of POST …/access-links.
+type IssueRequest struct {
+	ContactID     string
+	Role          string
+	Language      string
+	ExpiresInDays int // 0: magic.DefaultLinkDays
+	Message       string
+}
+
+func checkMessage(msg string) error {
+	if !utf8.ValidString(msg) || utf8.RuneCountInString(msg) > MaxMessageLength {
+		return errs.Invalidf("body.message", nil, "must be UTF-8 of at most %d characters", MaxMessageLength)
+	}
+	return nil
+}
+
+// IssueLink issues a link to a contact for a role it holds and enqueues
+// its e-mail, in one transaction: 404 contact_not_found, 422
+// role_not_held. The contact's active link for that role is revoked.
+func (s *Service) IssueLink(ctx context.Context, actor onboarding.Actor, onboardingID string, r IssueRequest) (LinkView, error) {
+	var out LinkView
+	err := s.d.Core.Mutate(ctx, actor, onboardingID, func(ctx context.Context, ob onboarding.Onboarding) error {
+		if err := checkMessage(r.Message); err != nil {
+			return err
+		}
+		if !slices.Contains(magic.LinkRoles, r.Role) {
+			return errs.Invalidf("body.role", r.Role, "must be one of %s", strings.Join(magic.LinkRoles, ", "))
+		}
+		c, err := s.contact(ctx, ob, r.ContactID)
+		if err != nil {
+			return err
+		}
+		if !c.Holds(onboarding.TaskRole(r.Role)) {
+			e := errs.E(errs.Invalid, CodeRoleNotHeld, "contact %s does not hold role %s", c.ID, r.Role)
+			e.Fields = []errs.FieldError{{Location: "body.role", Message: "is not one of the contact's roles " + strings.Join(c.RoleNames(), ", "), Value: r.Role}}
+			return e
+		}
+		ctx = withActor(ctx, actor)
+		raw, l, err := s.magic.IssueLink(ctx, magic.LinkSpec{OrganizationID: ob.OrganizationID, OnboardingID: ob.ID, ContactID: c.ID,
+			Role: r.Role, Language: r.Language, ExpiresInDays: r.ExpiresInDays, CreatedBy: actor.Name})
+		if err != nil {
+			return err
+		}
+		if err := s.d.Mailer.AccessLink(ctx, ob, AccessLinkMail{Contact: c, Link: l, Token: raw, Message: r.Message}); err != nil {
+			return err
+		}
+		out = LinkView{Link: l, ContactName: c.Name, ContactEmail: c.Email}
+		return nil
+	})
+	return out, err
+}
+
+// LinkQuery narrows the access-link list.
+type LinkQuery struct {
+	magic.LinkFilter
+	Limit, Offset int
+}
+
+// ListLinks returns a visible onboarding's links matching q, oldest first,
+// and their total before paging.
+func (s *Service) ListLinks(ctx context.Context, actor onboarding.Actor, onboardingID string, q LinkQuery) ([]LinkView, int, error) {
+	ob, err := s.d.Core.Get(ctx, actor, onboardingID)
+	if err != nil {
+		return nil, 0, err
+	}
+	links, err := s.magic.ListLinks(ctx, ob.OrganizationID, ob.ID, q.LinkFilter)
+	if err != nil {
+		return nil, 0, err
+	}
+	total := len(links)
+	from := min(q.Offset, total)
+	to := min(from+q.Limit, total)
+	out := make([]LinkView, 0, to-from)
+	for _, l := range links[from:to] {
+		v, err := s.view(ctx, l)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, v)
+	}
+	return out, total, nil
+}
+
+// view adds the contact's name and address (kept for a deleted one).
+func (s *Service) view(ctx context.Context, l magic.Link) (LinkView, error) {
+	c, err := s.d.Store.Contact(ctx, l.OrganizationID, l.OnboardingID, l.ContactID)
+	if err != nil && !errs.Is(err, errs.NotFound) {
+		return LinkView{}, err
+	}
+	return LinkView{Link: l, ContactName: c.Name, ContactEmail: c.Email}, nil
+}
+
+func linkNotFound(id string) error {
+	return errs.E(errs.NotFound, CodeLinkNotFound, "the onboarding has no access link %q", id)
+}
+
+// link reads a link of ob; a malformed or unknown id is 404
+// access_link_not_found.
+func (s *Service) link(ctx context.Context, ob onboarding.Onboarding, id string) (magic.Link, error) {
+	if !onboarding.ValidID(id) {
+		return magic.Link{}, linkNotFound(id)
+	}
+	l, err := s.magic.GetLink(ctx, ob.OrganizationID, ob.ID, id)
+	if errs.Is(err, errs.NotFound) {
+		return magic.Link{}, linkNotFound(id)
+	}
+	return l, err
+}
+
+// RevokeLink revokes a link of a visible onboarding and ends its sessions;
+// revoking a revoked link changes nothing. A closed workflow's links were
+// revoked by its cancel or stay until they expire, and may be revoked.
+func (s *Service) RevokeLink(ctx context.Context, actor onboarding.Actor, onboardingID, linkID, reason string) (LinkView, error) {
+	if !utf8.ValidString(reason) || utf8.RuneCountInString(reason) > onboarding.MaxReasonLength {
+		return LinkView{}, errs.Invalidf("body.reason", nil, "must be UTF-8 of at most %d characters", onboarding.MaxReasonLength)
+	}
+	ob, err := s.d.Core.Get(ctx, actor, onboardingID)
+	if err != nil {
+		return LinkView{}, err
+	}
+	if _, err := s.link(ctx, ob, linkID); err != nil {
+		return LinkView{}, err
+	}
+	if reason == "" {
+		reason = "revoked"
+	}
+	l, err := s.magic.RevokeLink(withActor(ctx, actor), ob.OrganizationID, ob.ID, linkID, reason)
+	if err != nil {
+		return LinkView{}, err
+	}
+	return s.view(ctx, l)
+}
+
+// ResendRequest is the body of …/resend.
+type ResendRequest struct {
+	Language      string
+	Rotate        bool
+	ExpiresInDays int
+}
+
+// RateLimited is the refusal of a send beyond MaxSendsPerHour: 429
+// resend_rate_limited, to be retried after RetryAfter.
+type RateLimited struct{ RetryAfter time.Duration }
+
+func (e *RateLimited) Error() string {
+	return fmt.Sprintf("the link was sent %d times in the last hour; retry in %s", MaxSendsPerHour, e.RetryAfter.Round(time.Second))
+}
+
+// ResendLink mints a new token for a link and mails it: 409 link_revoked,
+// link_expired, onboarding_closed; *RateLimited beyond MaxSendsPerHour.
+func (s *Service) ResendLink(ctx context.Context, actor onboarding.Actor, onboardingID, linkID string, r ResendRequest) (LinkView, error) {
+	var out LinkView
+	err := s.d.Core.Mutate(ctx, actor, onboardingID, func(ctx context.Context, ob onboarding.Onboarding) error {
+		l, err := s.link(ctx, ob, linkID)
+		if err != nil {
+			return err
+		}
+		if err := s.sendLimit(ctx, actor, ob, l); err != nil {
+			return err
+		}
+		c, err := s.d.Store.Contact(ctx, ob.OrganizationID, ob.ID, l.ContactID)
+		if errs.Is(err, errs.NotFound) {
+			// A deleted contact's links are revoked with it.
+			return errs.Conflictf(magic.CodeLinkRevoked, "link %s is revoked: issue a new one", linkID)
+		}
+		if err != nil {
+			return err
+		}
+		ctx = withActor(ctx, actor)
+		raw, l, err := s.magic.ResendLink(ctx, ob.OrganizationID, ob.ID, linkID,
+			magic.ResendSpec{Language: r.Language, Rotate: r.Rotate, ExpiresInDays: r.ExpiresInDays})
+		if err != nil {
+			return err
+		}
+		if err := s.d.Mailer.AccessLink(ctx, ob, AccessLinkMail{Contact: c, Link: l, Token: raw}); err != nil {
+			return err
+		}
+		out = LinkView{Link: l, ContactName: c.Name, ContactEmail: c.Email}
+		return nil
+	})
+	return out, err
+}
+
+// sendLimit counts the link's sends (issue and resends) of the last hour
+// in the audit trail.
+func (s *Service) sendLimit(ctx context.Context, actor onboarding.Actor, ob onboarding.Onboarding, l magic.Link) error {
+	now := s.d.Core.Now()
+	since := now.Add(-time.Hour)
+	entries, _, err := s.d.Core.AuditTrail(ctx, actor, ob.ID, onboarding.AuditFilter{ActionPrefix: "link.", TargetType: "access_link",
+		TargetID: l.ID, StartTime: &since, Limit: 1000})
+	if err != nil {
+		return err
+	}
+	var sends []time.Time
+	for _, e := range entries {
+		if e.Action == magic.ActionLinkIssued || e.Action == magic.ActionLinkResent {
+			sends = append(sends, e.At)
+		}
+	}
+	if len(sends) < MaxSendsPerHour {
+		return nil
+	}
+	slices.SortFunc(sends, time.Time.Compare)
+	// The send that leaves the window first frees a place.
+	return &RateLimited{RetryAfter: max(sends[len(sends)-MaxSendsPerHour].Add(time.Hour).Sub(now), time.Second)}
+}
