@@ -168,8 +168,13 @@ func (s *Service) Create(ctx context.Context, actor onboarding.Actor, onboarding
 		if err := s.checkUser(ctx, ob, c.UserID); err != nil {
 			return err
 		}
+		// Version 7: contacts created in the same instant list in order.
+		id, err := uuid.NewV7()
+		if err != nil {
+			return err
+		}
 		now := s.d.Core.Now()
-		c.ID, c.OrganizationID, c.OnboardingID, c.CreatedAt, c.UpdatedAt = uuid.NewString(), ob.OrganizationID, ob.ID, now, now
+		c.ID, c.OrganizationID, c.OnboardingID, c.CreatedAt, c.UpdatedAt = id.String(), ob.OrganizationID, ob.ID, now, now
 		if err := s.d.Store.InsertContact(ctx, c); err != nil {
 			return err
 		}

@@ -37,12 +37,12 @@ type listInput struct {
 
 type createInput struct {
 	OnboardingID string `path:"onboarding_id"`
-	Body         CreateRequest
+	Body         OnboardingContactCreate
 }
 
 type createOutput struct {
 	Location string `header:"Location"`
-	Body     Contact
+	Body     OnboardingContact
 }
 
 type contactPath struct {
@@ -53,7 +53,7 @@ type contactPath struct {
 type patchInput struct {
 	OnboardingID string `path:"onboarding_id"`
 	ContactID    string `path:"contact_id"`
-	Body         PatchRequest
+	Body         OnboardingContactPatch
 }
 
 type taskInput struct {
@@ -73,7 +73,7 @@ type linksInput struct {
 
 type issueInput struct {
 	OnboardingID string `path:"onboarding_id"`
-	Body         IssueRequest
+	Body         AccessLinkIssue
 }
 
 type linkOutput struct {
@@ -84,13 +84,13 @@ type linkOutput struct {
 type revokeInput struct {
 	OnboardingID string `path:"onboarding_id"`
 	LinkID       string `path:"link_id" doc:"A malformed id is 404."`
-	Body         *RevokeRequest
+	Body         *AccessLinkRevoke
 }
 
 type resendInput struct {
 	OnboardingID string `path:"onboarding_id"`
 	LinkID       string `path:"link_id" doc:"A malformed id is 404."`
-	Body         *ResendRequest
+	Body         *AccessLinkResend
 }
 
 const (
@@ -113,7 +113,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		Summary:     "List the contacts of an onboarding",
 		Description: "Oldest first; with role, those holding it. " + notVisible + " 422 when role is not a task role.",
 		Errors:      []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[ContactList], error) {
+	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[OnboardingContactList], error) {
 		ctx, a, err := actor(ctx, "")
 		if err != nil {
 			return nil, err
@@ -122,11 +122,11 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		if err != nil {
 			return nil, err
 		}
-		out := ContactList{Contacts: make([]Contact, len(list))}
+		out := OnboardingContactList{Contacts: make([]OnboardingContact, len(list))}
 		for i, c := range list {
 			out.Contacts[i] = toContact(c)
 		}
-		return &httpapi.Output[ContactList]{Body: out}, nil
+		return &httpapi.Output[OnboardingContactList]{Body: out}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -162,7 +162,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 			"email revokes all its links; their sessions end at once. 404 contact_not_found; " + notVisible + " 409 contact_exists; " + closed +
 			" 422 for an invalid member, or roles that no longer hold the owner or a contributor role of a gate the contact is the assignee of.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *patchInput) (*httpapi.Output[Contact], error) {
+	}, write, func(ctx context.Context, in *patchInput) (*httpapi.Output[OnboardingContact], error) {
 		ctx, a, err := actor(ctx, "")
 		if err != nil {
 			return nil, err
@@ -183,7 +183,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		if err != nil {
 			return nil, err
 		}
-		return &httpapi.Output[Contact]{Body: toContact(c)}, nil
+		return &httpapi.Output[OnboardingContact]{Body: toContact(c)}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{

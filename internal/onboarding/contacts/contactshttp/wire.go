@@ -7,8 +7,8 @@ import (
 	"atcp/internal/onboarding/contacts"
 )
 
-// Contact is the wire form of an onboarding contact.
-type Contact struct {
+// OnboardingContact is the wire form of an onboarding contact.
+type OnboardingContact struct {
 	ContactID    string    `json:"contact_id" format:"uuid"`
 	OnboardingID string    `json:"onboarding_id" format:"uuid"`
 	Name         string    `json:"name"`
@@ -29,18 +29,18 @@ func opt(s string) *string {
 	return &s
 }
 
-func toContact(c contacts.Contact) Contact {
-	return Contact{ContactID: c.ID, OnboardingID: c.OnboardingID, Name: c.Name, Email: c.Email, Company: opt(c.Company),
+func toContact(c contacts.Contact) OnboardingContact {
+	return OnboardingContact{ContactID: c.ID, OnboardingID: c.OnboardingID, Name: c.Name, Email: c.Email, Company: opt(c.Company),
 		Phone: opt(c.Phone), Roles: c.RoleNames(), Language: opt(c.Language), UserID: opt(c.UserID), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
-// ContactList is the body of GET …/contacts.
-type ContactList struct {
-	Contacts []Contact `json:"contacts" nullable:"false" doc:"Oldest first."`
+// OnboardingContactList is the body of GET …/contacts.
+type OnboardingContactList struct {
+	Contacts []OnboardingContact `json:"contacts" nullable:"false" doc:"Oldest first."`
 }
 
-// CreateRequest is the body of POST …/contacts.
-type CreateRequest struct {
+// OnboardingContactCreate is the body of POST …/contacts.
+type OnboardingContactCreate struct {
 	Name     string   `json:"name" minLength:"1" maxLength:"200"`
 	Email    string   `json:"email" minLength:"3" maxLength:"254" doc:"Unique among the onboarding's contacts, case-insensitively."`
 	Roles    []string `json:"roles" minItems:"1" maxItems:"6" doc:"Task roles, each once."`
@@ -50,9 +50,9 @@ type CreateRequest struct {
 	UserID   string   `json:"user_id,omitempty" maxLength:"100" required:"false" doc:"A console user of the asset's organisation or the platform."`
 }
 
-// PatchRequest is the body of PATCH …/contacts/{contact_id}: members left
+// OnboardingContactPatch is the body of PATCH …/contacts/{contact_id}: members left
 // out stay; null clears an optional one.
-type PatchRequest struct {
+type OnboardingContactPatch struct {
 	Name     *string                     `json:"name,omitempty" minLength:"1" maxLength:"200" required:"false"`
 	Email    *string                     `json:"email,omitempty" minLength:"3" maxLength:"254" required:"false" doc:"A change revokes all the contact's links."`
 	Roles    *[]string                   `json:"roles,omitempty" minItems:"1" maxItems:"6" required:"false" doc:"A role removed revokes the contact's links of that role."`
@@ -113,8 +113,8 @@ type AccessLinkList struct {
 	Offset      int          `json:"offset"`
 }
 
-// IssueRequest is the body of POST …/access-links.
-type IssueRequest struct {
+// AccessLinkIssue is the body of POST …/access-links.
+type AccessLinkIssue struct {
 	ContactID     string `json:"contact_id" minLength:"1" maxLength:"100"`
 	Role          string `json:"role" enum:"asset_owner,epc,ems_provider,tso" doc:"One the contact holds (else 422 role_not_held)."`
 	Language      string `json:"language,omitempty" enum:"de,en" required:"false" doc:"Default: the contact's, then the branding's."`
@@ -122,13 +122,13 @@ type IssueRequest struct {
 	Message       string `json:"message,omitempty" maxLength:"1000" required:"false" doc:"A personal note quoted in the mail."`
 }
 
-// RevokeRequest is the body of …/revoke.
-type RevokeRequest struct {
+// AccessLinkRevoke is the body of …/revoke.
+type AccessLinkRevoke struct {
 	Reason string `json:"reason,omitempty" maxLength:"500" required:"false"`
 }
 
-// ResendRequest is the body of …/resend.
-type ResendRequest struct {
+// AccessLinkResend is the body of …/resend.
+type AccessLinkResend struct {
 	Language      string `json:"language,omitempty" enum:"de,en" required:"false" doc:"A new language of the link."`
 	Rotate        bool   `json:"rotate,omitempty" required:"false" doc:"The previous token stops working; without it, it keeps working until the link expires (the one before it stops)."`
 	ExpiresInDays int    `json:"expires_in_days,omitempty" minimum:"1" maximum:"90" required:"false" doc:"A new expiry from now; default: kept."`
