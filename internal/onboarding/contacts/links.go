@@ -186,6 +186,9 @@ func (s *Service) ResendLink(ctx context.Context, actor onboarding.Actor, onboar
 		if err != nil {
 			return err
 		}
+		if l.RevokedAt != nil {
+			return errs.Conflictf(magic.CodeLinkRevoked, "link %s is revoked: issue a new one", linkID)
+		}
 		if err := s.sendLimit(ctx, actor, ob, l); err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ package contactshttp
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -322,7 +323,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 			r = contacts.ResendRequest{Language: in.Body.Language, Rotate: in.Body.Rotate, ExpiresInDays: in.Body.ExpiresInDays}
 		}
 		v, err := svc.ResendLink(ctx, a, in.OnboardingID, in.LinkID, r)
-		if rl, ok := err.(*contacts.RateLimited); ok {
+		if rl := (*contacts.RateLimited)(nil); errors.As(err, &rl) {
 			p := httpapi.NewProblem(http.StatusTooManyRequests, rl.Error())
 			p.Code = contacts.CodeResendRateLimited
 			return nil, huma.ErrorWithHeaders(p, http.Header{"Retry-After": {strconv.Itoa(int(rl.RetryAfter.Round(time.Second) / time.Second))}})

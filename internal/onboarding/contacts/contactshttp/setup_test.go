@@ -82,7 +82,7 @@ type env struct {
 	b        store.Backend
 	outbox   *recorder
 	smtp     *smtpServer
-	deliver  *events.Deliverer
+	delivery *events.Deliverer
 	brand    *branding.Service
 	platform string
 	acme     string // acme user u-acme, onboarding.read and write
@@ -145,7 +145,7 @@ func setup(t *testing.T, b store.Backend) env {
 	user := func(sub, org string, scopes ...auth.Scope) string {
 		return h.Token(auth.Principal{Subject: sub, OrganizationID: org, Email: sub + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
 	}
-	e := env{h: h, b: b, outbox: rec, smtp: srv, deliver: d, brand: brand,
+	e := env{h: h, b: b, outbox: rec, smtp: srv, delivery: d, brand: brand,
 		platform: user("u-platform", auth.PlatformOrganization, auth.OnboardingRead, auth.OnboardingWrite),
 		acme:     user("u-acme", "acme", auth.OnboardingRead, auth.OnboardingWrite),
 		acmeRO:   user("u-acme-ro", "acme", auth.OnboardingRead),
