@@ -245,7 +245,8 @@ func (s *Sender) branded(ctx context.Context, m *gomail.Msg, parts events.Mail) 
 	if err != nil {
 		return fmt.Errorf("banner: %w", err)
 	}
-	m.EmbedReadSeeker("banner", bytes.NewReader(banner), gomail.WithFileContentID("banner"),
+	// RFC 2392: cid:banner in the HTML names the part of Content-ID <banner>.
+	m.EmbedReadSeeker("banner", bytes.NewReader(banner), gomail.WithFileContentID("<banner>"),
 		gomail.WithFileContentType(gomail.ContentType(parts.BannerContentType)))
 	return nil
 }
