@@ -84,6 +84,8 @@ type env struct {
 	smtp     *smtpServer
 	delivery *events.Deliverer
 	brand    *branding.Service
+	mailer   *notify.Mailer
+	core     *onboarding.Service
 	platform string
 	acme     string // acme user u-acme, onboarding.read and write
 	acmeRO   string
@@ -145,7 +147,7 @@ func setup(t *testing.T, b store.Backend) env {
 	user := func(sub, org string, scopes ...auth.Scope) string {
 		return h.Token(auth.Principal{Subject: sub, OrganizationID: org, Email: sub + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
 	}
-	e := env{h: h, b: b, outbox: rec, smtp: srv, delivery: d, brand: brand,
+	e := env{h: h, b: b, outbox: rec, smtp: srv, delivery: d, brand: brand, mailer: mailer, core: core,
 		platform: user("u-platform", auth.PlatformOrganization, auth.OnboardingRead, auth.OnboardingWrite),
 		acme:     user("u-acme", "acme", auth.OnboardingRead, auth.OnboardingWrite),
 		acmeRO:   user("u-acme-ro", "acme", auth.OnboardingRead),
