@@ -3,7 +3,10 @@ package contactshttp
 import (
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"atcp/internal/assets/assetshttp"
+	"atcp/internal/httpapi"
 	"atcp/internal/onboarding/contacts"
 )
 
@@ -20,6 +23,16 @@ type OnboardingContact struct {
 	UserID       *string   `json:"user_id" doc:"A console user who holds the roles on the task endpoints."`
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+// TransformSchema lets the language be null too.
+func (OnboardingContact) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return httpapi.NullInEnums(s)
+}
+
+// TransformSchema lets the language be null too.
+func (AccessLink) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return httpapi.NullInEnums(s)
 }
 
 func opt(s string) *string {
