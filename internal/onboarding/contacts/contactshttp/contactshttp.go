@@ -27,10 +27,6 @@ func actor(ctx context.Context, preview string) (context.Context, onboarding.Act
 	return onboarding.WithRequestID(ctx, httpapi.RequestID(ctx)), a, err
 }
 
-type onboardingPath struct {
-	OnboardingID string `path:"onboarding_id" doc:"A malformed id is 404."`
-}
-
 type listInput struct {
 	OnboardingID string `path:"onboarding_id"`
 	Role         string `query:"role" doc:"Only the contacts holding this task role."`
@@ -99,8 +95,6 @@ const (
 	closed     = "409 onboarding_closed when the workflow is completed or cancelled."
 )
 
-func parseRoles(names []string) ([]onboarding.TaskRole, error) { return contacts.ParseRoles(names) }
-
 // Register adds the contact and access-link endpoints to s; link states
 // are judged on security, the clock of their expiries.
 func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
@@ -142,7 +136,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		if err != nil {
 			return nil, err
 		}
-		roles, err := parseRoles(in.Body.Roles)
+		roles, err := contacts.ParseRoles(in.Body.Roles)
 		if err != nil {
 			return nil, err
 		}
@@ -171,7 +165,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		b := in.Body
 		p := contacts.Patch{Name: b.Name, Email: b.Email}
 		if b.Roles != nil {
-			roles, err := parseRoles(*b.Roles)
+			roles, err := contacts.ParseRoles(*b.Roles)
 			if err != nil {
 				return nil, err
 			}
