@@ -20,7 +20,7 @@ func (a *App) onboardingPeople() {
 		Assets: a.Assets, Organizations: a.Store.Directory(), ConsoleURL: a.baseURL})
 	a.Onboarding.SetNotifier(mailer)
 	svc := contacts.NewService(contacts.Deps{Store: a.Store.OnboardingContacts(), Core: a.Onboarding, Users: a.Store.Directory(),
-		Branding: a.Branding, Mailer: mailer, WireBranding: brandinghttp.Wire})
+		Branding: a.Branding, Mailer: mailer, Deliveries: a.Store.Events(), WireBranding: brandinghttp.Wire})
 	m := magic.NewService(a.Store.OnboardingMagic(), svc, a.Tokens, a.Clock, a.Security)
 	svc.Install(m)
 	a.OnboardingMailer = mailer

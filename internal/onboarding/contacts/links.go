@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
 	"atcp/internal/errs"
+	"atcp/internal/events"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/magic"
 )
@@ -22,12 +26,35 @@ const (
 	MaxSendsPerHour = 5
 )
 
-// LinkView is an access link with its contact's name and address.
+// LinkView is an access link with its contact's name and address and
+// where the mail of its last send stands.
 type LinkView struct {
 	magic.Link
 	ContactName  string
 	ContactEmail string
+	Delivery     DeliveryStatus
 }
+
+// DeliveryStatus is where the mail of a link's last send stands.
+type DeliveryStatus string
+
+// The delivery statuses: queued in the outbox, taken by the mail server,
+// or given up (dead); "" when the outbox no longer knows the mail.
+const (
+	DeliveryQueued DeliveryStatus = "queued"
+	DeliverySent   DeliveryStatus = "sent"
+	DeliveryFailed DeliveryStatus = "failed"
+)
+
+// MailEventID is the outbox event id of the mail of l's latest send
+// (issue or resend): derived from the link and its send count, so that
+// the link's delivery status is one lookup without storing the id.
+func MailEventID(l magic.Link) uuid.UUID {
+	return uuid.NewSHA1(mailNamespace, []byte(l.ID+"/"+strconv.Itoa(l.SendCount)))
+}
+
+// mailNamespace is the UUID namespace of access-link mail event ids.
+var mailNamespace = uuid.MustParse("6d0c8a86-3c3e-4a8e-9a3f-2f1d1c7f5b21")
 
 // IssueRequest is the body of POST …/access-links.
 type IssueRequest struct {
@@ -75,8 +102,8 @@ func (s *Service) IssueLink(ctx context.Context, actor onboarding.Actor, onboard
 		if err := s.d.Mailer.AccessLink(ctx, ob, AccessLinkMail{Contact: c, Link: l, Token: raw, Message: r.Message}); err != nil {
 			return err
 		}
-		out = LinkView{Link: l, ContactName: c.Name, ContactEmail: c.Email}
-		return nil
+		out, err = s.view(ctx, l)
+		return err
 	})
 	return out, err
 }
@@ -112,13 +139,27 @@ func (s *Service) ListLinks(ctx context.Context, actor onboarding.Actor, onboard
 	return out, total, nil
 }
 
-// view adds the contact's name and address (kept for a deleted one).
+// view adds the contact's name and address (empty for a deleted
+// contact) and the delivery status of the link's last mail.
 func (s *Service) view(ctx context.Context, l magic.Link) (LinkView, error) {
 	c, err := s.d.Store.Contact(ctx, l.OrganizationID, l.OnboardingID, l.ContactID)
 	if err != nil && !errs.Is(err, errs.NotFound) {
 		return LinkView{}, err
 	}
-	return LinkView{Link: l, ContactName: c.Name, ContactEmail: c.Email}, nil
+	v := LinkView{Link: l, ContactName: c.Name, ContactEmail: c.Email}
+	d, err := s.d.Deliveries.Delivery(ctx, l.OrganizationID, MailEventID(l))
+	switch {
+	case errs.Is(err, errs.NotFound):
+	case err != nil:
+		return LinkView{}, err
+	case d.SentAt != nil:
+		v.Delivery = DeliverySent
+	case d.Status == events.StatusDead:
+		v.Delivery = DeliveryFailed
+	default:
+		v.Delivery = DeliveryQueued
+	}
+	return v, nil
 }
 
 func linkNotFound(id string) error {
@@ -209,8 +250,8 @@ func (s *Service) ResendLink(ctx context.Context, actor onboarding.Actor, onboar
 		if err := s.d.Mailer.AccessLink(ctx, ob, AccessLinkMail{Contact: c, Link: l, Token: raw}); err != nil {
 			return err
 		}
-		out = LinkView{Link: l, ContactName: c.Name, ContactEmail: c.Email}
-		return nil
+		out, err = s.view(ctx, l)
+		return err
 	})
 	return out, err
 }

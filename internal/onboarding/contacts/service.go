@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"atcp/internal/errs"
+	"atcp/internal/events"
 	"atcp/internal/identity"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/branding"
@@ -21,6 +22,11 @@ type Users interface {
 // Brandings resolves an organisation's branding (branding.Service).
 type Brandings interface {
 	Resolve(ctx context.Context, orgID string) (branding.Branding, error)
+}
+
+// Deliveries reads an outbox event's delivery (events.Store).
+type Deliveries interface {
+	Delivery(ctx context.Context, organizationID string, id uuid.UUID) (events.Delivery, error)
 }
 
 // Mailer enqueues the e-mail of an access link inside the caller's
@@ -46,6 +52,9 @@ type Deps struct {
 	Users    Users
 	Branding Brandings
 	Mailer   Mailer
+	// Deliveries reads the outbox (events.Store): the delivery status of
+	// a link's mail.
+	Deliveries Deliveries
 	// WireBranding is the wire form of a branding the exchange answers
 	// (brandinghttp.Wire).
 	WireBranding func(branding.Branding) any
@@ -65,7 +74,7 @@ var (
 
 // NewService returns the service; Install completes it.
 func NewService(d Deps) *Service {
-	if d.Store == nil || d.Core == nil || d.Users == nil || d.Branding == nil || d.Mailer == nil || d.WireBranding == nil {
+	if d.Store == nil || d.Core == nil || d.Users == nil || d.Branding == nil || d.Mailer == nil || d.Deliveries == nil || d.WireBranding == nil {
 		panic("contacts: NewService needs every dependency")
 	}
 	return &Service{d: d}

@@ -144,6 +144,9 @@ func (m *Mailer) AccessLink(ctx context.Context, ob onboarding.Onboarding, a con
 	if err != nil {
 		return err
 	}
+	// The link's delivery status finds its mail by this id.
+	e.ID = contacts.MailEventID(a.Link)
+	e.IdempotencyKey = msg.Type + ":" + e.ID.String()
 	return m.d.Outbox.Enqueue(ctx, []events.Event{e})
 }
 

@@ -53,7 +53,7 @@ func TestAccessLinks(t *testing.T) {
 			Expect(t, 201, "")
 		l := r.Map(t)
 		linkID := l["link_id"].(string)
-		if l["status"] != "active" || l["contact_email"] != "erika@epc.example" || l["send_count"] != float64(1) ||
+		if l["status"] != "active" || l["contact_email"] != "erika@epc.example" || l["send_count"] != float64(1) || l["delivery_status"] != "queued" ||
 			strings.Contains(r.String(), "aml_") || r.Header.Get("Location") != links+"/"+linkID {
 			t.Fatalf("issued %s", r)
 		}
@@ -114,7 +114,8 @@ func TestAccessLinks(t *testing.T) {
 			Total       int              `json:"total"`
 		}
 		h.Do("GET", links+"?status=active&role=epc", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &list)
-		if list.Total != 1 || list.AccessLinks[0]["open_session_count"] != float64(1) || list.AccessLinks[0]["use_count"] != float64(1) {
+		if list.Total != 1 || list.AccessLinks[0]["open_session_count"] != float64(1) || list.AccessLinks[0]["use_count"] != float64(1) ||
+			list.AccessLinks[0]["delivery_status"] != "sent" {
 			t.Fatalf("list %+v", list)
 		}
 		h.Do("GET", links+"?status=revoked", e.platform, nil).Expect(t, 200, "").JSON(t, &list)
@@ -125,10 +126,19 @@ func TestAccessLinks(t *testing.T) {
 		h.Do("GET", links, e.none, nil).Expect(t, 403, "insufficient_scope")
 		h.Do("GET", links, e.beta, nil).Expect(t, 404, "onboarding_not_found")
 
+		// A mail the server refuses for good is failed.
+		gone := e.contact(t, "Nobody", "nobody@refused.example", "tso")
+		h.Do("POST", links, e.acme, map[string]any{"contact_id": gone, "role": "tso"}).Expect(t, 201, "")
+		e.deliver(t, 1)
+		h.Do("GET", links+"?contact_id="+gone, e.acme, nil).Expect(t, 200, "").JSON(t, &list)
+		if list.Total != 1 || list.AccessLinks[0]["delivery_status"] != "failed" {
+			t.Fatalf("refused mail %+v", list)
+		}
+
 		// Resend: a new token; the old one keeps working without rotate.
 		one := links + "/" + linkID
 		l = h.Do("POST", one+"/resend", e.acme, nil).Expect(t, 200, "").Map(t)
-		if l["send_count"] != float64(2) {
+		if l["send_count"] != float64(2) || l["delivery_status"] != "queued" {
 			t.Fatalf("resent %v", l)
 		}
 		msgs = e.deliver(t, 1)

@@ -128,7 +128,7 @@ func setup(t *testing.T, b store.Backend) env {
 		Organizations: b.Directory(), ConsoleURL: "https://console.example"})
 	core.SetNotifier(mailer)
 	svc := contacts.NewService(contacts.Deps{Store: b.OnboardingContacts(), Core: core, Users: b.Directory(), Branding: brand,
-		Mailer: mailer, WireBranding: brandinghttp.Wire})
+		Mailer: mailer, Deliveries: b.Events(), WireBranding: brandinghttp.Wire})
 	m := magic.NewService(b.OnboardingMagic(), svc, h.Tokens, h.Clock, h.Security)
 	svc.Install(m)
 	contactshttp.Register(h.Server, svc, h.Security)
@@ -207,7 +207,11 @@ type session struct {
 }
 
 func (x *session) Mail(string, *smtp.MailOptions) error { return nil }
+// Rcpt refuses the mailboxes of refused.example for good (550).
 func (x *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if strings.HasSuffix(to, "@refused.example") {
+		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such mailbox"}
+	}
 	x.to = append(x.to, to)
 	return nil
 }

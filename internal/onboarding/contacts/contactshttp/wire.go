@@ -108,6 +108,7 @@ type AccessLink struct {
 	OpenSessionCount int        `json:"open_session_count"`
 	LastSentAt       *time.Time `json:"last_sent_at"`
 	SendCount        int        `json:"send_count"`
+	DeliveryStatus   *string    `json:"delivery_status" enum:"queued,sent,failed" doc:"Of the mail of the last send: queued in the outbox, sent (taken by the mail server) or failed (given up); null when the outbox no longer knows it."`
 }
 
 func toLink(v contacts.LinkView, now time.Time) AccessLink {
@@ -115,7 +116,7 @@ func toLink(v contacts.LinkView, now time.Time) AccessLink {
 	return AccessLink{LinkID: l.ID, OnboardingID: l.OnboardingID, ContactID: l.ContactID, ContactName: v.ContactName,
 		ContactEmail: v.ContactEmail, Role: l.Role, Language: opt(l.Language), Status: string(l.Status(now)), CreatedAt: l.CreatedAt,
 		CreatedByName: l.CreatedBy, ExpiresAt: l.ExpiresAt, RevokedAt: l.RevokedAt, LastUsedAt: l.LastUsedAt, UseCount: l.UseCount,
-		OpenSessionCount: l.OpenSessions, LastSentAt: l.LastSentAt, SendCount: l.SendCount}
+		OpenSessionCount: l.OpenSessions, LastSentAt: l.LastSentAt, SendCount: l.SendCount, DeliveryStatus: opt(string(v.Delivery))}
 }
 
 // AccessLinkList is the body of GET …/access-links.
