@@ -207,6 +207,7 @@ type session struct {
 }
 
 func (x *session) Mail(string, *smtp.MailOptions) error { return nil }
+
 // Rcpt refuses the mailboxes of refused.example for good (550).
 func (x *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	if strings.HasSuffix(to, "@refused.example") {
