@@ -22,6 +22,10 @@ type Store interface {
 	// UpdateContact writes c's members over its row, 409 contact_exists as
 	// InsertContact.
 	UpdateContact(ctx context.Context, c Contact) error
+	// ContactsOfUser returns the contacts not deleted that carry userID,
+	// of every organisation and onboarding (the user's task list), by
+	// onboarding.
+	ContactsOfUser(ctx context.Context, userID string) ([]Contact, error)
 	// DeleteContact marks a contact deleted at at; its row stays for the
 	// audit trail's names.
 	DeleteContact(ctx context.Context, org, onboardingID, contactID string, at time.Time) error

@@ -86,6 +86,9 @@ type Reminder struct {
 	Deadline  string // YYYY-MM-DD
 	Overdue   bool
 	TaskURL   string // the console's task page, "" to leave it out
+	// Note is a manual reminder's message, quoted; "" for none.
+	Note   string
+	NoteBy string
 }
 
 // Gate changes a mail is sent for.
@@ -181,6 +184,9 @@ func RenderReminder(in Reminder) (Message, error) {
 	c := in.base(lang)
 	c.Paragraphs = fill([]string{body}, vars)
 	c.ActionLabel, c.ActionURL = t.taskAction, in.TaskURL
+	if strings.TrimSpace(in.Note) != "" {
+		c.Quote, c.QuoteBy = lines(in.Note), in.NoteBy
+	}
 	return render(TypeReminder, lang, fill1(subject, vars), in.Common, c)
 }
 

@@ -277,6 +277,9 @@ type CommentMail struct {
 	// user acting in a task role) wrote it.
 	FromExternal bool
 	Body         string
+	// RecipientRoles, when set, name the roles whose contacts are mailed
+	// instead of the choice above.
+	RecipientRoles []onboarding.TaskRole
 }
 
 // Comment mails a shared comment: see the package comment for who
@@ -291,6 +294,8 @@ func (m *Mailer) Comment(ctx context.Context, ob onboarding.Onboarding, c Commen
 		}
 	}
 	switch {
+	case len(c.RecipientRoles) > 0:
+		roles = c.RecipientRoles
 	case c.FromExternal:
 	case c.GateID != "":
 		def, _ := g.Definition()
@@ -316,6 +321,12 @@ func (m *Mailer) Comment(ctx context.Context, ob onboarding.Onboarding, c Commen
 type ReminderMail struct {
 	GateID  string
 	Overdue bool // past the deadline, else before it
+	// ContactIDs, when set, are the contacts mailed (the reminders
+	// group's choice, contacts.Service.ForGate) instead of
+	// ReminderRecipients; ids no longer of a contact are skipped.
+	ContactIDs []string
+	// Message is a manual reminder's note, quoted; By its author.
+	Message, By string
 }
 
 // ReminderRecipients are the contacts a reminder of gate goes to: the
@@ -340,12 +351,20 @@ func (m *Mailer) ReminderRecipients(ctx context.Context, ob onboarding.Onboardin
 	return out, nil
 }
 
-// Reminder mails a reminder of the gate's deadline to ReminderRecipients.
+// Reminder mails a reminder of the gate's deadline to r.ContactIDs, else
+// to ReminderRecipients.
 // Call it inside the transaction that records the reminder.
 func (m *Mailer) Reminder(ctx context.Context, ob onboarding.Onboarding, r ReminderMail) error {
 	to, err := m.ReminderRecipients(ctx, ob, r.GateID)
 	if err != nil {
 		return err
+	}
+	if len(r.ContactIDs) > 0 {
+		all, err := m.d.Contacts.Contacts(ctx, ob.OrganizationID, ob.ID)
+		if err != nil {
+			return err
+		}
+		to = slices.DeleteFunc(all, func(c contacts.Contact) bool { return !slices.Contains(r.ContactIDs, c.ID) })
 	}
 	g, _ := ob.Gate(r.GateID)
 	def, _ := g.Definition()
@@ -356,6 +375,6 @@ func (m *Mailer) Reminder(ctx context.Context, ob onboarding.Onboarding, r Remin
 	roles := append([]onboarding.TaskRole{def.OwnerRole}, def.ContributorRoles...)
 	return m.send(ctx, ob, to, roles, func(c mailtmpl.Common) (mailtmpl.Message, error) {
 		return mailtmpl.RenderReminder(mailtmpl.Reminder{Common: c, GateTitle: title(g, languageOf(c)), Deadline: deadline,
-			Overdue: r.Overdue, TaskURL: m.taskURL(ob)})
+			Overdue: r.Overdue, TaskURL: m.taskURL(ob), Note: r.Message, NoteBy: r.By})
 	})
 }

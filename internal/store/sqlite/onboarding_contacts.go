@@ -60,6 +60,25 @@ func (s obContactStore) Contacts(ctx context.Context, org, onboardingID string) 
 	return out, rows.Err()
 }
 
+func (s obContactStore) ContactsOfUser(ctx context.Context, userID string) (_ []contacts.Contact, err error) {
+	defer sqlutil.Wrap(&err, "onboarding contacts: of user")
+	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT `+obContactColumns+` FROM onboarding_contacts
+		WHERE user_id = ? AND user_id <> '' AND deleted_at IS NULL ORDER BY organization_id, onboarding_id, created_at, contact_id`, userID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []contacts.Contact{}
+	for rows.Next() {
+		c, err := scanObContact(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
 func (s obContactStore) Contact(ctx context.Context, org, onboardingID, contactID string) (_ contacts.Contact, err error) {
 	defer sqlutil.Wrap(&err, "onboarding contacts: get")
 	c, err := scanObContact(s.db.read(ctx).QueryRowContext(ctx, `SELECT `+obContactColumns+` FROM onboarding_contacts

@@ -112,6 +112,23 @@ func TestGateMails(t *testing.T) {
 	}
 	check(n, []string{"otto@owner.example"}, events.TypeOnboardingReminder)
 
+	// As the comments group names roles, and the reminders group names
+	// contacts and a message.
+	n = len(e.outbox.events())
+	if err := e.mailer.Comment(ctx, o, notify.CommentMail{AuthorName: "Rita", Body: "x", RecipientRoles: []onboarding.TaskRole{onboarding.RolePlatformOnboarding}}); err != nil {
+		t.Fatal(err)
+	}
+	check(n, []string{"rita@platform.example"}, events.TypeOnboardingComment)
+	n = len(e.outbox.events())
+	if err := e.mailer.Reminder(ctx, o, notify.ReminderMail{GateID: gates["fc_installation"], ContactIDs: []string{owner, "gone"},
+		Message: "Bitte Fotos hochladen.", By: "Rita"}); err != nil {
+		t.Fatal(err)
+	}
+	check(n, []string{"otto@owner.example"}, events.TypeOnboardingReminder)
+	if ev := e.outbox.events()[n]; !strings.Contains(ev.Body, "Bitte Fotos hochladen.") {
+		t.Fatalf("manual reminder %q", ev.Body)
+	}
+
 	// Every mail reaches the SMTP server.
 	if msgs := e.deliver(t, 0); len(msgs) != len(e.outbox.events()) {
 		t.Fatalf("%d messages for %d events", len(msgs), len(e.outbox.events()))

@@ -86,6 +86,7 @@ type env struct {
 	brand    *branding.Service
 	mailer   *notify.Mailer
 	core     *onboarding.Service
+	svc      *contacts.Service
 	platform string
 	acme     string // acme user u-acme, onboarding.read and write
 	acmeRO   string
@@ -147,7 +148,7 @@ func setup(t *testing.T, b store.Backend) env {
 	user := func(sub, org string, scopes ...auth.Scope) string {
 		return h.Token(auth.Principal{Subject: sub, OrganizationID: org, Email: sub + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
 	}
-	e := env{h: h, b: b, outbox: rec, smtp: srv, delivery: d, brand: brand, mailer: mailer, core: core,
+	e := env{h: h, b: b, outbox: rec, smtp: srv, delivery: d, brand: brand, mailer: mailer, core: core, svc: svc,
 		platform: user("u-platform", auth.PlatformOrganization, auth.OnboardingRead, auth.OnboardingWrite),
 		acme:     user("u-acme", "acme", auth.OnboardingRead, auth.OnboardingWrite),
 		acmeRO:   user("u-acme-ro", "acme", auth.OnboardingRead),

@@ -26,7 +26,7 @@ CREATE TABLE onboarding_contacts (
 ) STRICT;
 CREATE UNIQUE INDEX onboarding_contacts_email ON onboarding_contacts (organization_id, onboarding_id, lower(email))
     WHERE deleted_at IS NULL;
-CREATE INDEX onboarding_contacts_user ON onboarding_contacts (organization_id, onboarding_id, user_id)
+CREATE INDEX onboarding_contacts_user ON onboarding_contacts (user_id)
     WHERE deleted_at IS NULL AND user_id <> '';
 
 -- The parts a branded e-mail adds to an outbox event (events.Mail as JSON:
