@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -66,10 +67,25 @@ type IssueRequest struct {
 }
 
 func checkMessage(msg string) error {
-	if !utf8.ValidString(msg) || utf8.RuneCountInString(msg) > MaxMessageLength {
-		return errs.Invalidf("body.message", nil, "must be UTF-8 of at most %d characters", MaxMessageLength)
+	if !plainText(msg, true) || utf8.RuneCountInString(msg) > MaxMessageLength {
+		return errs.Invalidf("body.message", nil, "must be UTF-8 text of at most %d characters without control characters other than line breaks and tabs", MaxMessageLength)
 	}
 	return nil
+}
+
+// plainText reports whether s is UTF-8 without control characters
+// (line breaks and tabs allowed when multiline): a NUL could not be
+// stored, and the text goes into mails and the audit trail.
+func plainText(s string, multiline bool) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\r' || r == '\t')) {
+			return false
+		}
+	}
+	return true
 }
 
 // IssueLink issues a link to a contact for a role it holds and enqueues
@@ -117,6 +133,9 @@ type LinkQuery struct {
 // ListLinks returns a visible onboarding's links matching q, oldest first,
 // and their total before paging.
 func (s *Service) ListLinks(ctx context.Context, actor onboarding.Actor, onboardingID string, q LinkQuery) ([]LinkView, int, error) {
+	if q.ContactID != "" && !onboarding.ValidID(q.ContactID) {
+		return nil, 0, errs.Invalidf("query.contact_id", q.ContactID, "must be a contact id")
+	}
 	ob, err := s.d.Core.Get(ctx, actor, onboardingID)
 	if err != nil {
 		return nil, 0, err
@@ -183,8 +202,8 @@ func (s *Service) link(ctx context.Context, ob onboarding.Onboarding, id string)
 // revoking a revoked link changes nothing. A closed workflow's links were
 // revoked by its cancel or stay until they expire, and may be revoked.
 func (s *Service) RevokeLink(ctx context.Context, actor onboarding.Actor, onboardingID, linkID, reason string) (LinkView, error) {
-	if !utf8.ValidString(reason) || utf8.RuneCountInString(reason) > onboarding.MaxReasonLength {
-		return LinkView{}, errs.Invalidf("body.reason", nil, "must be UTF-8 of at most %d characters", onboarding.MaxReasonLength)
+	if !plainText(reason, false) || utf8.RuneCountInString(reason) > onboarding.MaxReasonLength {
+		return LinkView{}, errs.Invalidf("body.reason", nil, "must be one line of UTF-8 of at most %d characters", onboarding.MaxReasonLength)
 	}
 	ob, err := s.d.Core.Get(ctx, actor, onboardingID)
 	if err != nil {

@@ -158,6 +158,9 @@ func (s *Service) checkUser(ctx context.Context, ob onboarding.Onboarding, userI
 	if userID == "" {
 		return nil
 	}
+	if !plainText(userID, false) {
+		return errs.Invalidf("body.user_id", nil, "must be a user id")
+	}
 	u, err := s.d.Users.UserByID(ctx, userID)
 	if err != nil && !errs.Is(err, errs.NotFound) {
 		return err

@@ -29,6 +29,8 @@ func TestContacts(t *testing.T) {
 			{"name": "X", "email": "x@example.com", "roles": []string{}},
 			{"name": "X", "email": "x@example.com", "roles": []string{"epc"}, "phone": "030 123"},
 			{"name": "X", "email": "x@example.com", "roles": []string{"epc"}, "user_id": "u-nobody"},
+			{"name": "X", "email": "x@example.com", "roles": []string{"epc"}, "user_id": "u\u0000"},
+			{"name": "X\u0000", "email": "x@example.com", "roles": []string{"epc"}},
 			{"name": " ", "email": "x@example.com", "roles": []string{"epc"}},
 		} {
 			h.Do("POST", base, e.acme, bad).Expect(t, 422, "validation_failed")

@@ -42,6 +42,7 @@ func TestAccessLinks(t *testing.T) {
 		h.Do("POST", links, e.acme, map[string]any{"contact_id": epc, "role": "tso"}).Expect(t, 422, "role_not_held")
 		h.Do("POST", links, e.acme, map[string]any{"contact_id": epc, "role": "platform"}).Expect(t, 422, "validation_failed")
 		h.Do("POST", links, e.acme, map[string]any{"contact_id": epc, "role": "epc", "expires_in_days": 91}).Expect(t, 422, "validation_failed")
+		h.Do("POST", links, e.acme, map[string]any{"contact_id": epc, "role": "epc", "message": "hi\u0000"}).Expect(t, 422, "validation_failed")
 		h.Do("POST", links, e.acme, map[string]any{"contact_id": "0190a3c4-0000-7000-8000-000000000009", "role": "epc"}).Expect(t, 404, "contact_not_found")
 		h.Do("POST", links, e.acmeRO, map[string]any{"contact_id": epc, "role": "epc"}).Expect(t, 403, "insufficient_scope")
 		h.Do("POST", links, e.beta, map[string]any{"contact_id": epc, "role": "epc"}).Expect(t, 404, "onboarding_not_found")
@@ -123,6 +124,7 @@ func TestAccessLinks(t *testing.T) {
 			t.Fatalf("revoked %+v", list)
 		}
 		h.Do("GET", links+"?status=gone", e.acme, nil).Expect(t, 422, "validation_failed")
+		h.Do("GET", links+"?contact_id=x%00", e.acme, nil).Expect(t, 422, "validation_failed")
 		h.Do("GET", links, e.none, nil).Expect(t, 403, "insufficient_scope")
 		h.Do("GET", links, e.beta, nil).Expect(t, 404, "onboarding_not_found")
 
@@ -166,6 +168,7 @@ func TestAccessLinks(t *testing.T) {
 		h.Do("POST", one+"/revoke", e.acmeRO, nil).Expect(t, 403, "insufficient_scope")
 		h.Do("POST", one+"/revoke", e.beta, nil).Expect(t, 404, "onboarding_not_found")
 		h.Do("POST", links+"/0190a3c4-0000-7000-8000-000000000009/revoke", e.acme, nil).Expect(t, 404, "access_link_not_found")
+		h.Do("POST", one+"/revoke", e.acme, map[string]any{"reason": "wrong\u0000"}).Expect(t, 422, "validation_failed")
 		l = h.Do("POST", one+"/revoke", e.acme, map[string]any{"reason": "wrong person"}).Expect(t, 200, "").Map(t)
 		if l["status"] != "revoked" || l["open_session_count"] != float64(0) {
 			t.Fatalf("revoked %v", l)
