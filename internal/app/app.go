@@ -58,6 +58,7 @@ import (
 	"atcp/internal/onboarding/fields"
 	"atcp/internal/onboarding/fields/fieldshttp"
 	"atcp/internal/onboarding/magic"
+	"atcp/internal/onboarding/notify"
 	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/onboarding/prequal"
 	"atcp/internal/onboarding/prequal/prequalhttp"
@@ -144,6 +145,9 @@ type App struct {
 	bus    *natsbus.Publisher
 	// AlarmStream fans the alarm events out to this instance's WebSockets.
 	AlarmStream *alarmstream.Hub
+	// OnboardingMailer enqueues the onboarding e-mails (gate changes,
+	// access links, comments, reminders).
+	OnboardingMailer *notify.Mailer
 	// Objects keeps uploaded files (onboarding documents, e-mail banners);
 	// closeObjects releases the embedded one's directory.
 	Objects      objstore.Store
@@ -203,8 +207,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 
 	a.Credentials = identity.NewCredentialCheck(a.Store.Credentials())
 	// Magic-link sessions' tokens are checked against their session on
-	// every request. The endpoints (magichttp) are registered once the
-	// onboarding core and contacts provide magic.LinkTargets (issue 15, wave 2).
+	// every request; the endpoints (magichttp) are registered with the
+	// onboarding contacts, its magic.LinkTargets (onboardingPeople).
 	a.Credentials.SetTaskSessions(magic.NewSessionCheck(a.Store.OnboardingMagic(), a.Security))
 	a.Server = httpapi.New(httpapi.Options{Version: Version, BaseURL: a.baseURL, Tokens: a.Tokens, Credentials: a.Credentials,
 		Logger: log, RateLimit: cfg.RateLimit})
@@ -282,7 +286,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	}
 	jobs = append(jobs, coverJobs...)
 	jobs = append(jobs, a.documentJobs()...)
-	a.Reminders = reminders.NewService(reminders.Deps{Core: a.Onboarding, Store: a.Store.OnboardingReminders(), Clock: a.Clock, Logger: log})
+	a.Branding = branding.NewService(branding.Deps{Store: a.Store.OnboardingBranding(), Organizations: a.Store.Directory(),
+		Objects: a.Objects, Clock: a.Clock})
+	people := a.onboardingPeople()
+	a.Reminders = reminders.NewService(reminders.Deps{Core: a.Onboarding, Store: a.Store.OnboardingReminders(), Clock: a.Clock, Logger: log,
+		Recipients: reminderRecipients{people.contacts}, Sender: reminderSender{people.mailer}})
 	jobs = append(jobs, a.Reminders.Jobs()...)
 	a.faultHandling(cfg)
 	if cfg.Simulate {
@@ -337,11 +345,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.DPL = dplsvc.New(dplsvc.Deps{Onboarding: a.Onboarding, Store: a.Store.OnboardingDPL(), Assets: a.Assets,
 		Latest: a.Store.Telemetry(), Adapters: a.steeredAdapters(), Clock: a.Clock})
 	dplhttp.Register(a.Server, a.Onboarding, a.DPL)
-	// Comments, prequalification and reminders (issue 15, wave 2): mail,
-	// recipients and certificates come with the notify, contacts and
-	// documents groups; until then nothing is mailed, a manual reminder
-	// finds no recipient and a certificate id is refused.
-	commentshttp.Register(a.Server, a.Onboarding, comments.NewService(a.Onboarding, a.Store.OnboardingComments(), a.Clock, nil))
+	commentshttp.Register(a.Server, a.Onboarding, comments.NewService(a.Onboarding, a.Store.OnboardingComments(), a.Clock,
+		commentNotifier{people.mailer}))
 	prequalhttp.Register(a.Server, prequal.NewService(a.Onboarding, a.Store.OnboardingPrequalifications(), a.Assets, certificates{a.Documents}, a.Clock))
 	remindershttp.Register(a.Server, a.Reminders)
 	rfiValues := fields.NewService(a.Onboarding, a.Store.OnboardingFields(), a.Assets, a.Clock)
@@ -355,11 +360,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	// GET /v1/alarms/stream: one poller per instance (docs/alarms-stream.md), run by Run.
 	a.AlarmStream = alarmstream.NewHub(alarmstream.Options{Store: a.Store.Alarms(), Logger: log, Credentials: a.Credentials})
 	alarmstream.Register(a.Server, a.AlarmStream)
-	a.Branding = branding.NewService(branding.Deps{Store: a.Store.OnboardingBranding(), Organizations: a.Store.Directory(),
-		Objects: a.Objects, Clock: a.Clock})
 	brandinghttp.Register(a.Server, a.Branding)
 	taskService := tasks.NewService(tasks.Deps{Onboarding: a.Onboarding, Assets: a.Assets, Fields: rfiValues, Branding: a.Branding,
-		Documents: a.Documents.TaskLister()})
+		Documents: a.Documents.TaskLister(), Contacts: people.contacts, Users: userTasks{people.contacts}})
 	taskshttp.Register(a.Server, a.Onboarding, taskService)
 	documentshttp.Register(a.Server, a.Documents, a.Onboarding, taskService)
 

@@ -28,7 +28,7 @@ func (a *App) eventDelivery() (worker.Job, error) {
 	a.Outbox = events.NewOutbox(a.Store.Events(), a.Clock, a.Security)
 	senders := map[string]events.Sender{events.ChannelChat: webhook.New(0)}
 	if a.Config.SMTPURL != "" {
-		m, err := mail.New(mail.Config{URL: a.Config.SMTPURL, From: a.Config.MailFrom})
+		m, err := mail.New(mail.Config{URL: a.Config.SMTPURL, From: a.Config.MailFrom, Objects: a.Objects})
 		if err != nil {
 			return worker.Job{}, err
 		}

@@ -200,6 +200,7 @@ func (d *Deliverer) attempt(ctx context.Context, claim uuid.UUID, dl Delivery) e
 			out.Sent = true
 		}
 	}
+	out.ClearBody = out.Sent && ClearsBodyOnSend(dl.Type)
 	if ctx.Err() != nil && len(failures) > 0 {
 		// Cut off by shutdown, not refused: Run releases the event
 		// without counting the attempt, keeping what did succeed.

@@ -26,13 +26,25 @@ const (
 	TypeAlarmAcknowledged = "alarm.acknowledged"
 	TypeAlarmMuted        = "alarm.muted"
 	TypeAlarmUnmuted      = "alarm.unmuted"
+	// The onboarding e-mails (docs/onboarding.md section 7).
+	TypeOnboardingAccessLink  = "onboarding.access_link"
+	TypeOnboardingReminder    = "onboarding.reminder"
+	TypeOnboardingGateChanged = "onboarding.gate_changed"
+	TypeOnboardingComment     = "onboarding.comment"
 )
 
 // Types lists every event type the outbox accepts. A type is also the
 // tail of the event's NATS subject (atcp.events.<type>), so each one is
 // made of dot-separated lower-case tokens.
 var Types = []string{TypeFaultNotification, TypeFaultDeclared, TypeAlarmOpened, TypeAlarmResolved,
-	TypeAlarmAcknowledged, TypeAlarmMuted, TypeAlarmUnmuted}
+	TypeAlarmAcknowledged, TypeAlarmMuted, TypeAlarmUnmuted,
+	TypeOnboardingAccessLink, TypeOnboardingReminder, TypeOnboardingGateChanged, TypeOnboardingComment}
+
+// ClearsBodyOnSend reports whether an event's message is cleared from
+// its outbox row once the channel took it: the access-link mail holds a
+// raw link token, which must not outlive its delivery (docs/onboarding.md
+// section 7). The rest of the row stays.
+func ClearsBodyOnSend(eventType string) bool { return eventType == TypeOnboardingAccessLink }
 
 // Channels: how an event reaches its recipient. An event of channel bus
 // has no recipient of its own: it is only published to the event bus,
@@ -82,6 +94,25 @@ type Event struct {
 	// CreatedAt is when the event happened, on the platform clock;
 	// Outbox.Enqueue sets it when zero.
 	CreatedAt time.Time
+	// Mail, on channel email only, makes the message multipart: Body is
+	// its plain-text part, Mail.HTML the HTML one; nil sends Body alone
+	// with the configured sender. It is never published on the bus.
+	Mail *Mail
+}
+
+// Mail is what a branded e-mail adds to an event's subject and body.
+type Mail struct {
+	HTML string `json:"html,omitempty"`
+	// FromName replaces the configured sender's display name (the address
+	// stays the configured one); "" keeps it.
+	FromName string `json:"from_name,omitempty"`
+	// ReplyTo is a bare address, "" for none.
+	ReplyTo string `json:"reply_to,omitempty"`
+	// BannerKey names an image in object storage that the sender attaches
+	// inline as Content-ID "banner" (the HTML refers to cid:banner), of
+	// BannerContentType; "" for none.
+	BannerKey         string `json:"banner_key,omitempty"`
+	BannerContentType string `json:"banner_content_type,omitempty"`
 }
 
 // Validate checks one event; prefix is put before each field location
@@ -138,6 +169,9 @@ func (e Event) validate(prefix string, v *errs.Validation) {
 	case len(e.Body) > MaxBodyBytes:
 		v.Add(prefix+"body", fmt.Sprintf("must be at most %d bytes", MaxBodyBytes), nil)
 	}
+	if e.Mail != nil {
+		e.Mail.validate(prefix, e.Channel, v)
+	}
 	if len(e.Payload) > 0 {
 		trimmed := bytes.TrimSpace(e.Payload)
 		switch {
@@ -146,6 +180,29 @@ func (e Event) validate(prefix string, v *errs.Validation) {
 		case !json.Valid(trimmed) || trimmed[0] != '{':
 			v.Add(prefix+"payload", "must be a JSON object", nil)
 		}
+	}
+}
+
+func (m *Mail) validate(prefix, channel string, v *errs.Validation) {
+	if channel != ChannelEmail {
+		v.Add(prefix+"mail", "only an e-mail has mail parts", nil)
+	}
+	switch {
+	case !utf8.ValidString(m.HTML):
+		v.Add(prefix+"mail.html", "must be UTF-8", nil)
+	case len(m.HTML) > MaxBodyBytes:
+		v.Add(prefix+"mail.html", fmt.Sprintf("must be at most %d bytes", MaxBodyBytes), nil)
+	}
+	for _, f := range []struct{ loc, val string }{{"from_name", m.FromName}, {"banner_key", m.BannerKey}, {"banner_content_type", m.BannerContentType}} {
+		if !utf8.ValidString(f.val) || strings.ContainsAny(f.val, "\r\n") || len(f.val) > MaxSubjectLength {
+			v.Add(prefix+"mail."+f.loc, "must be one line of UTF-8", nil)
+		}
+	}
+	if m.ReplyTo != "" && !validAddress(m.ReplyTo) {
+		v.Add(prefix+"mail.reply_to", "must be a bare e-mail address", m.ReplyTo)
+	}
+	if (m.BannerKey == "") != (m.BannerContentType == "") {
+		v.Add(prefix+"mail.banner_content_type", "is given with banner_key, and only then", m.BannerContentType)
 	}
 }
 

@@ -53,6 +53,9 @@ type Outcome struct {
 	NextAttemptAt time.Time
 	Error         string
 	At            time.Time
+	// ClearBody empties the event's body and mail parts: its channel took
+	// it and ClearsBodyOnSend(type).
+	ClearBody bool
 }
 
 // Store is the outbox. Every instant passed in is on the machine's clock.

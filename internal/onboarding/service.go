@@ -71,12 +71,13 @@ type Service struct {
 	assets Assets
 	clk    clock.Clock
 
-	mu           sync.RWMutex
-	requirements map[string]RequirementCheck
-	onPass       []OnPassHook
-	onCancel     []OnCancelHook
-	notifier     Notifier
-	contactRoles ContactRoles
+	mu            sync.RWMutex
+	requirements  map[string]RequirementCheck
+	onPass        []OnPassHook
+	onCancel      []OnCancelHook
+	notifier      Notifier
+	contactRoles  ContactRoles
+	assigneeCheck AssigneeCheck
 }
 
 // NewService returns the onboarding service on store.
@@ -122,6 +123,10 @@ func (s *Service) SetNotifier(n Notifier) {
 
 // now is the platform time to the microsecond, as both stores keep it.
 func (s *Service) now() time.Time { return s.clk.Now().UTC().Truncate(time.Microsecond) }
+
+// Now is the platform time the service stamps records with, for the
+// other onboarding groups' records of the same transaction.
+func (s *Service) Now() time.Time { return s.now() }
 
 // Mutate runs fn on the locked, visible, open workflow inside one
 // transaction (see Store.Mutate): 404 onboarding_not_found when the actor
@@ -593,24 +598,87 @@ func (s *Service) GetGate(ctx context.Context, actor Actor, onboardingID, gateID
 
 // UpdateGate sets a gate's deadline (audited with the old value).
 func (s *Service) UpdateGate(ctx context.Context, actor Actor, onboardingID, gateID string, deadline *calendar.Day) (Gate, error) {
+	return s.PatchGate(ctx, actor, onboardingID, gateID, GatePatch{Deadline: deadline})
+}
+
+// AssigneeCheck refuses a gate assignee that is not a contact of ob
+// holding def's owner or a contributor role (422
+// body.assignee_contact_id); the contacts group provides it.
+type AssigneeCheck func(ctx context.Context, ob Onboarding, def GateDefinition, contactID string) error
+
+// SetAssigneeCheck installs the check of PatchGate's assignee; without
+// one every assignee is refused.
+func (s *Service) SetAssigneeCheck(c AssigneeCheck) {
+	s.mu.Lock()
+	s.assigneeCheck = c
+	s.mu.Unlock()
+}
+
+// GatePatch changes a gate; nil leaves a member as it is.
+type GatePatch struct {
+	Deadline *calendar.Day
+	// Assignee sets assignee_contact_id; Null clears it.
+	Assignee *assets.Nullable[string]
+}
+
+// PatchGate applies p to a gate, each change audited with its old value
+// (gate.updated).
+func (s *Service) PatchGate(ctx context.Context, actor Actor, onboardingID, gateID string, p GatePatch) (Gate, error) {
 	err := s.Mutate(ctx, actor, onboardingID, func(ctx context.Context, ob Onboarding) error {
 		g, err := gateOf(ob, gateID)
 		if err != nil {
 			return err
 		}
-		if deadline == nil || (g.Deadline != nil && *g.Deadline == *deadline) {
-			return nil
+		if d := p.Deadline; d != nil && (g.Deadline == nil || *g.Deadline != *d) {
+			if d.String() < ob.StartedOn.String() {
+				return errs.Invalidf("deadline", d.String(), "must not be before the workflow's started_on %s", ob.StartedOn)
+			}
+			if err := s.setDeadline(ctx, actor, ob, g, *d); err != nil {
+				return err
+			}
+			g.Deadline = d
 		}
-		if deadline.String() < ob.StartedOn.String() {
-			return errs.Invalidf("deadline", deadline.String(), "must not be before the workflow's started_on %s", ob.StartedOn)
+		if a := p.Assignee; a != nil {
+			next := ""
+			if !a.Null {
+				next = a.Value
+				def, _ := g.Definition()
+				s.mu.RLock()
+				check := s.assigneeCheck
+				s.mu.RUnlock()
+				if check == nil {
+					return errs.Invalidf("assignee_contact_id", next, "must be a contact of the onboarding")
+				}
+				if err := check(ctx, ob, def, next); err != nil {
+					return err
+				}
+			}
+			if next != g.AssigneeContactID {
+				old := g.AssigneeContactID
+				g.AssigneeContactID, g.UpdatedAt = next, s.now()
+				if err := s.store.UpdateGate(ctx, ob.OrganizationID, g); err != nil {
+					return err
+				}
+				if err := s.Audit(ctx, actor, ob, "gate.updated", Target{"gate", g.ID}, map[string][2]any{
+					"assignee_contact_id": {optString(old), optString(next)}}); err != nil {
+					return err
+				}
+			}
 		}
-		return s.setDeadline(ctx, actor, ob, g, *deadline)
+		return nil
 	})
 	if err != nil {
 		return Gate{}, err
 	}
 	_, g, err := s.GetGate(ctx, actor, onboardingID, gateID)
 	return g, err
+}
+
+func optString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // The audit actions of the gate moves, by action.

@@ -25,6 +25,7 @@ import (
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/branding"
 	"atcp/internal/onboarding/comments"
+	obcontacts "atcp/internal/onboarding/contacts"
 	"atcp/internal/onboarding/documents"
 	"atcp/internal/onboarding/dplsvc"
 	"atcp/internal/onboarding/fields"
@@ -85,6 +86,7 @@ type Backend interface {
 	OnboardingPrequalifications() prequal.Store
 	OnboardingReminders() reminders.Store
 	OnboardingFields() fields.Store
+	OnboardingContacts() obcontacts.Store
 }
 
 var (

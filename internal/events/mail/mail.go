@@ -1,6 +1,9 @@
 // Package mail sends e-mail events through an SMTP server with
-// wneessen/go-mail: one plain-text message per event, to the event's
-// recipient, with its subject and body verbatim.
+// wneessen/go-mail: one message per event, to the event's recipient, with
+// its subject and body verbatim: plain text, or, when the event carries
+// mail parts (events.Mail), multipart with the HTML part, the sender's
+// display name, Reply-To and an inline banner (Content-ID banner) read
+// from object storage at delivery.
 //
 // The server is ATCP_SMTP_URL: smtp://user:pass@host:port submits in
 // plain SMTP and upgrades with STARTTLS when the server offers it
@@ -16,12 +19,14 @@
 package mail
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	netmail "net/mail"
 	"net/url"
 	"strconv"
@@ -50,7 +55,18 @@ type Config struct {
 	// instead of the system's (tests; a private CA). ServerName is set to
 	// the URL's host when empty.
 	TLS *tls.Config
+	// Objects reads the inline banners of branded mails
+	// (objstore.Store); nil: a mail naming a banner is sent without it.
+	Objects Objects
 }
+
+// Objects reads an object: the first n bytes of key.
+type Objects interface {
+	Open(ctx context.Context, key string, n int64) (io.ReadCloser, error)
+}
+
+// MaxBannerBytes bounds the banner read into a mail (the branding's limit).
+const MaxBannerBytes = 2 << 20
 
 // Server is a parsed ATCP_SMTP_URL.
 type Server struct {
@@ -111,6 +127,7 @@ type Sender struct {
 	domain  string // of From, the right-hand side of the Message-IDs
 	timeout time.Duration
 	tls     *tls.Config
+	objects Objects
 }
 
 // New checks the configuration; it does not connect.
@@ -123,7 +140,7 @@ func New(c Config) (*Sender, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mail from: %w", err)
 	}
-	s := &Sender{server: server, from: from, timeout: c.Timeout, tls: c.TLS}
+	s := &Sender{server: server, from: from, timeout: c.Timeout, tls: c.TLS, objects: c.Objects}
 	s.domain = from.Address[strings.LastIndexByte(from.Address, '@')+1:]
 	if s.timeout <= 0 {
 		s.timeout = DefaultTimeout
@@ -154,7 +171,11 @@ func (s *Sender) MessageID(key string) string {
 // is retried, as it may be the server's or its configuration's and pass.
 func (s *Sender) Send(ctx context.Context, e events.Event) error {
 	m := gomail.NewMsg()
-	if err := m.FromFormat(s.from.Name, s.from.Address); err != nil {
+	fromName := s.from.Name
+	if e.Mail != nil && e.Mail.FromName != "" {
+		fromName = e.Mail.FromName
+	}
+	if err := m.FromFormat(fromName, s.from.Address); err != nil {
 		return fmt.Errorf("from: %w", err)
 	}
 	if err := m.To(e.Recipient); err != nil {
@@ -165,6 +186,11 @@ func (s *Sender) Send(ctx context.Context, e events.Event) error {
 	m.SetGenHeader("Idempotency-Key", e.IdempotencyKey)
 	m.SetUserAgent("atcp")
 	m.SetBodyString(gomail.TypeTextPlain, e.Body)
+	if e.Mail != nil {
+		if err := s.branded(ctx, m, *e.Mail); err != nil {
+			return err
+		}
+	}
 
 	opts := []gomail.Option{gomail.WithPort(s.server.Port), gomail.WithTimeout(s.timeout), gomail.WithTLSConfig(s.tls)}
 	if s.server.ImplicitTLS {
@@ -192,6 +218,36 @@ func (s *Sender) Send(ctx context.Context, e events.Event) error {
 		}
 		return err
 	}
+	return nil
+}
+
+// branded adds the HTML part, Reply-To and the inline banner.
+func (s *Sender) branded(ctx context.Context, m *gomail.Msg, parts events.Mail) error {
+	if parts.ReplyTo != "" {
+		if err := m.ReplyTo(parts.ReplyTo); err != nil {
+			return events.Permanent(fmt.Errorf("reply-to: %w", err))
+		}
+	}
+	if parts.HTML != "" {
+		m.AddAlternativeString(gomail.TypeTextHTML, parts.HTML)
+	}
+	if parts.BannerKey == "" || s.objects == nil {
+		return nil
+	}
+	r, err := s.objects.Open(ctx, parts.BannerKey, MaxBannerBytes)
+	if err != nil {
+		// A banner replaced since the mail was rendered keeps its object
+		// (banners are kept by hash); anything else is worth a retry.
+		return fmt.Errorf("banner: %w", err)
+	}
+	defer r.Close()
+	banner, err := io.ReadAll(io.LimitReader(r, MaxBannerBytes))
+	if err != nil {
+		return fmt.Errorf("banner: %w", err)
+	}
+	// RFC 2392: cid:banner in the HTML names the part of Content-ID <banner>.
+	m.EmbedReadSeeker("banner", bytes.NewReader(banner), gomail.WithFileContentID("<banner>"),
+		gomail.WithFileContentType(gomail.ContentType(parts.BannerContentType)))
 	return nil
 }
 

@@ -74,6 +74,9 @@ type AccessLink struct {
 	ExpiresAt time.Time // security time; shown in Europe/Berlin
 	// Deadline is the first deadline of the role's gates, "" when none.
 	Deadline string // YYYY-MM-DD
+	// Note is the manager's personal note, quoted; "" for none.
+	Note   string
+	NoteBy string
 }
 
 // Reminder is the mail before or after a gate's deadline.
@@ -83,6 +86,9 @@ type Reminder struct {
 	Deadline  string // YYYY-MM-DD
 	Overdue   bool
 	TaskURL   string // the console's task page, "" to leave it out
+	// Note is a manual reminder's message, quoted; "" for none.
+	Note   string
+	NoteBy string
 }
 
 // Gate changes a mail is sent for.
@@ -158,6 +164,9 @@ func RenderAccessLink(in AccessLink) (Message, error) {
 	c := in.base(lang)
 	c.Paragraphs = fill(intro, vars)
 	c.ActionLabel, c.ActionURL = t.accessAction, in.URL
+	if strings.TrimSpace(in.Note) != "" {
+		c.Quote, c.QuoteBy = lines(in.Note), in.NoteBy
+	}
 	c.Closing = append([]string{fill1(t.accessExpiry, map[string]string{"expiry": formatInstant(lang, in.ExpiresAt)})}, c.Closing...)
 	return render(TypeAccessLink, lang, fill1(subject, vars), in.Common, c)
 }
@@ -175,6 +184,9 @@ func RenderReminder(in Reminder) (Message, error) {
 	c := in.base(lang)
 	c.Paragraphs = fill([]string{body}, vars)
 	c.ActionLabel, c.ActionURL = t.taskAction, in.TaskURL
+	if strings.TrimSpace(in.Note) != "" {
+		c.Quote, c.QuoteBy = lines(in.Note), in.NoteBy
+	}
 	return render(TypeReminder, lang, fill1(subject, vars), in.Common, c)
 }
 

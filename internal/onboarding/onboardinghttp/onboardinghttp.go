@@ -191,7 +191,8 @@ type CancelRequest struct {
 
 // GatePatchRequest is the body of PATCH …/gates/{gate_id}.
 type GatePatchRequest struct {
-	Deadline string `json:"deadline,omitempty" format:"date" required:"false" doc:"The new deadline; the change is audited with the old value."`
+	Deadline          string                      `json:"deadline,omitempty" format:"date" required:"false" doc:"The new deadline; the change is audited with the old value."`
+	AssigneeContactID assetshttp.Nullable[string] `json:"assignee_contact_id,omitempty" required:"false" doc:"A contact of the onboarding holding the gate's owner role or a contributor role (else 422); null clears it."`
 }
 
 // NoteRequest is the body of a gate transition.
@@ -599,20 +600,24 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 	httpapi.Register(s, huma.Operation{
 		OperationID: "update-onboarding-gate", Method: http.MethodPatch, Path: "/v1/onboardings/{onboarding_id}/gates/{gate_id}", Tags: tags,
 		RequestBody: httpapi.RequestExample(exampleGatePatch), Responses: httpapi.ResponseExample(http.StatusOK, exampleGate),
-		Summary:     "Change a gate's deadline",
-		Description: "The change is audited with the old value. 422 for a deadline before the workflow's started_on." + gateErrors + " " + closed,
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+		Summary: "Change a gate's deadline or assignee",
+		Description: "Each change is audited with the old value. 422 for a deadline before the workflow's started_on, or an " +
+			"assignee_contact_id that is not a contact holding the gate's owner or a contributor role." + gateErrors + " " + closed,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *gatePatchInput) (*httpapi.Output[Gate], error) {
 		ctx, a, err := actor(ctx)
 		if err != nil {
 			return nil, err
 		}
 		var v errs.Validation
-		d := day(&v, "body.deadline", in.Body.Deadline)
+		p := onboarding.GatePatch{Deadline: day(&v, "body.deadline", in.Body.Deadline)}
 		if err := v.Err(); err != nil {
 			return nil, err
 		}
-		g, err := svc.UpdateGate(ctx, a, in.OnboardingID, in.GateID, d)
+		if as := in.Body.AssigneeContactID; as.Present {
+			p.Assignee = &assets.Nullable[string]{Present: true, Null: as.Null, Value: as.Value}
+		}
+		g, err := svc.PatchGate(ctx, a, in.OnboardingID, in.GateID, p)
 		return gateOutput(ctx, a, in.OnboardingID, g, err)
 	})
 

@@ -23,17 +23,23 @@ func (db *DB) Events() events.Store { return eventStore{db} }
 type eventStore struct{ db *DB }
 
 const outboxColumns = `organization_id, event_id, asset_id, type, channel, recipient, idempotency_key, subject, body,
-	payload, created_at, status, attempts, next_attempt_at, last_error, sent_at, published_at, finished_at`
+	payload, created_at, status, attempts, next_attempt_at, last_error, sent_at, published_at, finished_at, mail_parts`
 
 func (s eventStore) Enqueue(ctx context.Context, list []events.Event, due time.Time) (err error) {
 	defer sqlutil.Wrap(&err, "events: enqueue")
-	return s.db.tx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	// Joins the transaction ctx carries: a producer enqueues with the
+	// change its events are about (onboarding mails inside Mutate).
+	return s.db.join(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		for _, e := range list {
+			parts, err := sqlutil.MailParts(e.Mail)
+			if err != nil {
+				return err
+			}
 			if _, err := tx.Exec(ctx, `INSERT INTO event_outbox (organization_id, event_id, asset_id, type, channel, recipient,
-				idempotency_key, subject, body, payload, created_at, enqueued_at, status, attempts, next_attempt_at, last_error)
-				VALUES ($1, $2, NULLIF($3, ''), $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', 0, $12, '')`,
+				idempotency_key, subject, body, payload, created_at, enqueued_at, status, attempts, next_attempt_at, last_error, mail_parts)
+				VALUES ($1, $2, NULLIF($3, ''), $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', 0, $12, '', $13)`,
 				e.OrganizationID, e.ID, e.AssetID, e.Type, e.Channel, e.Recipient, e.IdempotencyKey, e.Subject, e.Body,
-				nullPayload(e.Payload), e.CreatedAt, due); err != nil {
+				nullPayload(e.Payload), e.CreatedAt, due, parts); err != nil {
 				return sqlutil.Wrapped("insert event "+e.ID.String(), err)
 			}
 		}
@@ -74,9 +80,11 @@ func (s eventStore) Settle(ctx context.Context, o events.Outcome) (_ bool, err e
 			sent_at = CASE WHEN $7::boolean AND sent_at IS NULL THEN $9 ELSE sent_at END,
 			published_at = CASE WHEN $8::boolean AND published_at IS NULL THEN $9 ELSE published_at END,
 			finished_at = CASE WHEN $4 = 'pending' THEN NULL ELSE $9 END,
+			body = CASE WHEN $10::boolean THEN '' ELSE body END,
+			mail_parts = CASE WHEN $10::boolean THEN NULL ELSE mail_parts END,
 			claim_id = NULL
 		WHERE organization_id = $1 AND event_id = $2 AND claim_id = $3 AND status = 'pending'`,
-		o.OrganizationID, o.EventID, o.Claim, string(o.Status), o.NextAttemptAt, o.Error, o.Sent, o.Published, o.At)
+		o.OrganizationID, o.EventID, o.Claim, string(o.Status), o.NextAttemptAt, o.Error, o.Sent, o.Published, o.At, o.ClearBody)
 	if err != nil {
 		return false, err
 	}
@@ -102,11 +110,15 @@ func (s eventStore) Delivery(ctx context.Context, organizationID string, id uuid
 
 func scanDelivery(row pgx.Row) (events.Delivery, error) {
 	var d events.Delivery
-	var asset, payload *string
+	var asset, payload, parts *string
 	var status string
 	if err := row.Scan(&d.OrganizationID, &d.ID, &asset, &d.Type, &d.Channel, &d.Recipient, &d.IdempotencyKey, &d.Subject,
 		&d.Body, &payload, &d.CreatedAt, &status, &d.Attempts, &d.NextAttemptAt, &d.LastError, &d.SentAt, &d.PublishedAt,
-		&d.FinishedAt); err != nil {
+		&d.FinishedAt, &parts); err != nil {
+		return events.Delivery{}, err
+	}
+	var err error
+	if d.Mail, err = sqlutil.ParseMailParts(parts); err != nil {
 		return events.Delivery{}, err
 	}
 	if asset != nil {

@@ -94,6 +94,10 @@ func opt(s string) *string {
 	return &s
 }
 
+// Wire is the wire form of a resolved branding (no banner preview URL),
+// as the magic-link exchange answers it.
+func Wire(b branding.Branding) any { return toBranding(branding.View{Branding: b}) }
+
 func toBranding(v branding.View) Branding {
 	b := v.Branding
 	out := Branding{
