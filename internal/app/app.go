@@ -362,7 +362,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	alarmstream.Register(a.Server, a.AlarmStream)
 	brandinghttp.Register(a.Server, a.Branding)
 	taskService := tasks.NewService(tasks.Deps{Onboarding: a.Onboarding, Assets: a.Assets, Fields: rfiValues, Branding: a.Branding,
-		Documents: a.Documents.TaskLister(), Contacts: people.contacts, Users: userTasks{people.contacts}})
+		Documents: a.Documents.TaskLister(), Contacts: people.contacts, Users: userTasks{people.contacts},
+		Tests: latestTests{a.DPL}})
 	taskshttp.Register(a.Server, a.Onboarding, taskService)
 	documentshttp.Register(a.Server, a.Documents, a.Onboarding, taskService)
 

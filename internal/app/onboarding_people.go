@@ -2,12 +2,15 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/branding/brandinghttp"
 	"atcp/internal/onboarding/comments"
 	"atcp/internal/onboarding/contacts"
 	"atcp/internal/onboarding/contacts/contactshttp"
+	"atcp/internal/onboarding/dplsvc"
+	"atcp/internal/onboarding/dplsvc/dplhttp"
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/onboarding/magic/magichttp"
 	"atcp/internal/onboarding/notify"
@@ -93,4 +96,16 @@ func (u userTasks) TasksOfUser(ctx context.Context, userID string) ([]tasks.User
 		out[i] = tasks.UserTask{OrganizationID: f.OrganizationID, OnboardingID: f.OnboardingID, Roles: f.Roles}
 	}
 	return out, nil
+}
+
+// latestTests gives the task detail the latest communication test
+// (tasks.CommunicationTests).
+type latestTests struct{ dpl *dplsvc.Service }
+
+func (l latestTests) Latest(ctx context.Context, organizationID, onboardingID string) (json.RawMessage, error) {
+	t, err := l.dpl.LatestTest(ctx, organizationID, onboardingID)
+	if err != nil || t == nil {
+		return nil, err
+	}
+	return json.Marshal(dplhttp.ToTest(*t))
 }

@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -78,7 +79,7 @@ type Fields interface {
 }
 
 // Deps are the service's collaborators; a nil Branding, Documents,
-// Contacts or Users reads as none (the platform's default branding, no
+// Contacts, Users or Tests reads as none (the platform's default branding, no
 // documents, no names, no tasks of console users).
 type Deps struct {
 	Onboarding *onboarding.Service
@@ -88,6 +89,14 @@ type Deps struct {
 	Documents  DocumentLister
 	Contacts   ContactNamer
 	Users      UserTasks
+	Tests      CommunicationTests
+}
+
+// CommunicationTests gives the latest communication test of a workflow in
+// its wire form, nil when none ran (the DPL group); the task detail shows
+// it as structured_data.communication_test of the comm-test gate.
+type CommunicationTests interface {
+	Latest(ctx context.Context, organizationID, onboardingID string) (json.RawMessage, error)
 }
 
 // Service composes the task list and the task detail.
@@ -276,6 +285,16 @@ func (s *Service) Detail(ctx context.Context, t onboarding.Task) (Detail, error)
 		v := values[g.ID].Fields
 		if v == nil {
 			v = map[string]json.RawMessage{}
+		}
+		if def.Kind == "comm_test" && s.d.Tests != nil {
+			latest, err := s.d.Tests.Latest(ctx, t.Onboarding.OrganizationID, t.Onboarding.ID)
+			if err != nil {
+				return Detail{}, err
+			}
+			if latest != nil {
+				v = maps.Clone(v)
+				v["communication_test"] = latest
+			}
 		}
 		d.StructuredData[g.ID] = v
 		for _, sl := range def.DocumentSlots {

@@ -115,7 +115,8 @@ func setup(t *testing.T, b store.Backend) env {
 	svc.SetContactRoles(c)
 	onboardinghttp.Register(h.Server, svc, registry, h.Clock, onboardinghttp.WithFields(values))
 	fieldshttp.Register(h.Server, svc, values)
-	taskshttp.Register(h.Server, svc, tasks.NewService(tasks.Deps{Onboarding: svc, Assets: registry, Fields: values, Contacts: c, Users: c}))
+	taskshttp.Register(h.Server, svc, tasks.NewService(tasks.Deps{Onboarding: svc, Assets: registry, Fields: values, Contacts: c, Users: c,
+		Tests: latestTests{e.ob.ID: json.RawMessage(`{"status":"passed"}`)}}))
 	user := func(id, org string, scopes ...auth.Scope) string {
 		return h.Token(auth.Principal{Subject: id, OrganizationID: org, Email: id + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
 	}
@@ -197,6 +198,13 @@ type detail struct {
 	} `json:"branding"`
 }
 
+// latestTests answers the latest communication test of the workflows it names.
+type latestTests map[string]json.RawMessage
+
+func (l latestTests) Latest(_ context.Context, _, onboardingID string) (json.RawMessage, error) {
+	return l[onboardingID], nil
+}
+
 func TestTaskDetail(t *testing.T) {
 	e := setup(t, testkit.OpenSQLite(t))
 	path := "/v1/onboarding-tasks/" + e.ob.ID
@@ -219,6 +227,11 @@ func TestTaskDetail(t *testing.T) {
 		d.Gates[4].StructuredData != nil || d.Gates[5].StructuredData != nil {
 		t.Fatalf("structured data %+v", d.Gates)
 	}
+	// The latest communication test shows on the comm-test gate, which the
+	// EPC contributes to.
+	if test, _ := d.Gates[3].StructuredData["communication_test"].(map[string]any); test["status"] != "passed" {
+		t.Fatalf("communication test %+v", d.Gates[3].StructuredData)
+	}
 	if len(d.ProcessDocumentSlots) == 0 || d.ProcessDocumentSlots[0].GateDefinitionID != "fc_dpl" ||
 		d.ProcessDocumentSlots[1].DocumentType != "installation_photo_mdevice" {
 		t.Fatalf("slots %+v", d.ProcessDocumentSlots)
@@ -238,7 +251,7 @@ func TestTaskDetail(t *testing.T) {
 	e.do("GET", path+"?role=tso", e.holder, nil).Expect(t, 404, "task_not_found")
 	// Preview: platform and the asset's organisation, read scope suffices.
 	e.do("GET", path, e.platform, nil, "X-Onboarding-Preview-Role", "asset_owner").Expect(t, 200, "").JSON(t, &d)
-	if d.Role != "asset_owner" || len(d.TaskGateIDs) != 2 || d.Gates[1].StructuredData != nil {
+	if d.Role != "asset_owner" || len(d.TaskGateIDs) != 2 || d.Gates[1].StructuredData != nil || d.Gates[3].StructuredData != nil {
 		t.Fatalf("preview detail %+v", d)
 	}
 	e.do("GET", path, e.acmeRO, nil, "X-Onboarding-Preview-Role", "tso").Expect(t, 200, "")
