@@ -307,8 +307,8 @@ type CreateRequest struct {
 }
 
 // Create starts a workflow for an asset in status onboarding (platform
-// only): its gates start pending with deadlines from started_on, the
-// go-live one no later than target_hc_date; gate_overrides set deadlines
+// only): its gates start pending with deadlines from started_on, none
+// later than target_hc_date; gate_overrides set deadlines
 // or waive gates (with the waiver's on-pass effects).
 func (s *Service) Create(ctx context.Context, actor Actor, r CreateRequest) (Onboarding, error) {
 	if err := actor.RequirePlatform("create onboarding workflows"); err != nil {
@@ -423,7 +423,9 @@ func (s *Service) newOnboarding(a assets.Asset, r CreateRequest, now time.Time, 
 	}
 	for _, d := range t.Gates {
 		deadline := started.AddDays(d.DeadlineOffsetDays)
-		if d.Kind == KindGoLive && r.TargetHCDate != nil && r.TargetHCDate.String() < deadline.String() {
+		// The workflow ends by the target date: no gate (each one before
+		// go-live) is due after it.
+		if r.TargetHCDate != nil && r.TargetHCDate.String() < deadline.String() {
 			deadline = *r.TargetHCDate
 		}
 		g := Gate{ID: uuid.NewString(), OnboardingID: ob.ID, DefinitionID: d.DefinitionID, Order: d.Order, Status: GatePending,
@@ -511,11 +513,15 @@ func (s *Service) Update(ctx context.Context, actor Actor, id string, p Patch) (
 		if ob.TargetHCDate == nil {
 			return nil
 		}
-		g, err := s.GateForKind(ctx, ob, KindGoLive)
-		if err != nil || g.Deadline == nil || g.Deadline.String() <= ob.TargetHCDate.String() {
-			return err
+		for _, g := range ob.Gates {
+			if g.Status.Done() || g.Deadline == nil || g.Deadline.String() <= ob.TargetHCDate.String() {
+				continue
+			}
+			if err := s.setDeadline(ctx, actor, ob, g, *ob.TargetHCDate); err != nil {
+				return err
+			}
 		}
-		return s.setDeadline(ctx, actor, ob, g, *ob.TargetHCDate)
+		return nil
 	})
 	if err != nil {
 		return Onboarding{}, err

@@ -336,8 +336,18 @@ func TestRequirementsAndHooks(t *testing.T) {
 	if _, err := f.svc.Update(ctx, acme, ob.ID, onboarding.Patch{TargetHCDate: &assets.Nullable[calendar.Day]{Present: true, Value: *day("2026-03-01")}, Notes: &notes}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := f.svc.Get(ctx, acme, ob.ID); got.Notes != notes || got.TargetHCDate.String() != "2026-03-01" || got.Gates[5].Deadline.String() != "2026-03-01" {
+	got, _ := f.svc.Get(ctx, acme, ob.ID)
+	if got.Notes != notes || got.TargetHCDate.String() != "2026-03-01" {
 		t.Fatalf("updated %+v", got)
+	}
+	// No open gate is due after the target date any more; the ones due
+	// before keep their deadlines.
+	for i, g := range got.Gates {
+		before := ob.Gates[i].Deadline.String()
+		want := min(before, "2026-03-01")
+		if g.Deadline.String() != want {
+			t.Errorf("gate %s due %s, want %s (was %s)", g.DefinitionID, g.Deadline, want, before)
+		}
 	}
 	if _, err := f.svc.Update(ctx, acme, ob.ID, onboarding.Patch{TargetHCDate: &assets.Nullable[calendar.Day]{Present: true, Value: *day("2026-01-01")}}); code(err) != "validation_failed" {
 		t.Fatalf("target before start: %v", err)
@@ -466,5 +476,23 @@ func TestTextRefusesControlCharacters(t *testing.T) {
 	}
 	if _, err := f.svc.Act(ctx, platform, ob.ID, g.ID, onboarding.ActionBlock, "line one\nline two\ttabbed"); err != nil {
 		t.Fatalf("line breaks and tabs are text: %v", err)
+	}
+}
+
+// TestTargetDateCapsDeadlines: a workflow created with a target date has
+// no gate due after it; an explicit override is kept as given.
+func TestTargetDateCapsDeadlines(t *testing.T) {
+	f := newFixture(t, time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC))
+	ob, err := f.svc.Create(context.Background(), platform, onboarding.CreateRequest{AssetID: "fc", TargetHCDate: day("2026-03-20"),
+		GateOverrides: map[string]onboarding.GateOverride{"fc_rfi": {Deadline: day("2026-02-10")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"fc_rfi": "2026-02-10", "fc_dpl": "2026-03-01", "fc_installation": "2026-03-15", "fc_comm_test": "2026-03-20",
+		"fc_prequalification": "2026-03-20", "fc_go_live": "2026-03-20"}
+	for _, g := range ob.Gates {
+		if g.Deadline.String() != want[g.DefinitionID] {
+			t.Errorf("%s due %s, want %s", g.DefinitionID, g.Deadline, want[g.DefinitionID])
+		}
 	}
 }
