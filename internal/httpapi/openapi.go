@@ -139,3 +139,13 @@ func NullInEnums(s *huma.Schema) *huma.Schema {
 	}
 	return s
 }
+
+// ExampleJSON renders v as the JSON of an OpenAPI example; it panics on a
+// value that cannot be encoded, which only a programming error makes.
+func ExampleJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}

@@ -1,10 +1,10 @@
 package onboardinghttp
 
 import (
-	"encoding/json"
 	"time"
 
 	"atcp/internal/assets"
+	"atcp/internal/httpapi"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/onboarding"
 )
@@ -13,10 +13,10 @@ import (
 // built-in ones; the workflow is a sample rendered by the same code as the
 // responses, so that examples and schemas cannot drift apart.
 var (
-	exampleTemplates   = mustJSON(TemplateList{Templates: []Template{toTemplate(fcTemplate())}})
-	exampleTemplate    = mustJSON(templateDetail(fcTemplate()))
-	exampleDefinitions = mustJSON(DefinitionList{GateDefinitions: []GateDefinition{toDefinition(fcTemplate().Gates[0])}})
-	exampleDefinition  = mustJSON(toDefinition(fcTemplate().Gates[2]))
+	exampleTemplates   = httpapi.ExampleJSON(TemplateList{Templates: []Template{toTemplate(fcTemplate())}})
+	exampleTemplate    = httpapi.ExampleJSON(templateDetail(fcTemplate()))
+	exampleDefinitions = httpapi.ExampleJSON(DefinitionList{GateDefinitions: []GateDefinition{toDefinition(fcTemplate().Gates[0])}})
+	exampleDefinition  = httpapi.ExampleJSON(toDefinition(fcTemplate().Gates[2]))
 
 	exampleCreate = `{"asset_id": "bess-lausitz-1", "target_hc_date": "2026-06-30", "notes": "Grid connection confirmed by the DSO.",
 		"gate_overrides": {"fc_rfi": {"deadline": "2026-03-13"}}}`
@@ -27,19 +27,19 @@ var (
 	exampleRequiredNote = `{"note": "The antenna photo does not show the mounting; please add one."}`
 	exampleBlock        = `{"reason": "Waiting for the DSO's connection approval."}`
 
-	exampleOnboarding       = mustJSON(sampleOnboarding(nil, true))
-	exampleCancelled        = mustJSON(sampleOnboarding(func(ob *onboarding.Onboarding) { cancel(ob) }, true))
-	exampleList             = mustJSON(OnboardingList{Onboardings: []Onboarding{sampleOnboarding(nil, false)}, Total: 1, Limit: 100, Offset: 0})
-	exampleGates            = mustJSON(GateList{Gates: sampleOnboarding(nil, true).Gates})
-	exampleGate             = mustJSON(sampleGate(onboarding.GatePending, ""))
-	exampleSubmitted        = mustJSON(sampleGate(onboarding.GateSubmitted, ""))
-	exampleChangesRequested = mustJSON(sampleGate(onboarding.GateChangesRequested, "The antenna photo does not show the mounting; please add one."))
-	examplePassed           = mustJSON(sampleGate(onboarding.GatePassed, "Photos of both devices attached."))
-	exampleWaived           = mustJSON(sampleGate(onboarding.GateWaived, "Installed and documented before the workflow started."))
-	exampleBlocked          = mustJSON(sampleGate(onboarding.GateBlocked, "Waiting for the DSO's connection approval."))
-	exampleUnblocked        = mustJSON(sampleGate(onboarding.GateInProgress, "Waiting for the DSO's connection approval."))
-	exampleReopened         = mustJSON(sampleGate(onboarding.GateInProgress, "The capacity was corrected; please check again."))
-	exampleAudit            = mustJSON(AuditList{Entries: []AuditEntry{toEntry(onboarding.AuditEntry{
+	exampleOnboarding       = httpapi.ExampleJSON(sampleOnboarding(nil, true))
+	exampleCancelled        = httpapi.ExampleJSON(sampleOnboarding(func(ob *onboarding.Onboarding) { cancel(ob) }, true))
+	exampleList             = httpapi.ExampleJSON(OnboardingList{Onboardings: []Onboarding{sampleOnboarding(nil, false)}, Total: 1, Limit: 100, Offset: 0})
+	exampleGates            = httpapi.ExampleJSON(GateList{Gates: sampleOnboarding(nil, true).Gates})
+	exampleGate             = httpapi.ExampleJSON(sampleGate(onboarding.GatePending, ""))
+	exampleSubmitted        = httpapi.ExampleJSON(sampleGate(onboarding.GateSubmitted, ""))
+	exampleChangesRequested = httpapi.ExampleJSON(sampleGate(onboarding.GateChangesRequested, "The antenna photo does not show the mounting; please add one."))
+	examplePassed           = httpapi.ExampleJSON(sampleGate(onboarding.GatePassed, "Photos of both devices attached."))
+	exampleWaived           = httpapi.ExampleJSON(sampleGate(onboarding.GateWaived, "Installed and documented before the workflow started."))
+	exampleBlocked          = httpapi.ExampleJSON(sampleGate(onboarding.GateBlocked, "Waiting for the DSO's connection approval."))
+	exampleUnblocked        = httpapi.ExampleJSON(sampleGate(onboarding.GateInProgress, "Waiting for the DSO's connection approval."))
+	exampleReopened         = httpapi.ExampleJSON(sampleGate(onboarding.GateInProgress, "The capacity was corrected; please check again."))
+	exampleAudit            = httpapi.ExampleJSON(AuditList{Entries: []AuditEntry{toEntry(onboarding.AuditEntry{
 		ID: "0196d5b2-7c1e-7a3b-9f10-2b5c8e4d6a01", OnboardingID: sampleID, At: sampleAt.Add(2 * time.Hour),
 		Actor:  onboarding.Actor{Kind: onboarding.ActorUser, ID: "usr_platform_1", Name: "ops@platform.example", Role: onboarding.RolePlatformOnboarding},
 		Action: "gate.passed", Target: onboarding.Target{Type: "gate", ID: sampleGateIDs[0]},
@@ -126,12 +126,4 @@ func sampleGate(status onboarding.GateStatus, note string) Gate {
 		g.BlockedFrom = onboarding.GateInProgress
 	}
 	return toGate(g, nil)
-}
-
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
 }

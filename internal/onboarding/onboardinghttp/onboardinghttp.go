@@ -50,11 +50,17 @@ type Option func(*handler)
 // member is null.
 func WithFields(f FieldValues) Option { return func(h *handler) { h.fields = f } }
 
-// actor is the caller as an onboarding actor; ctx carries the request id
-// for the audit trail.
-func actor(ctx context.Context) (context.Context, onboarding.Actor, error) {
-	a, err := onboarding.ActorFrom(httpapi.Principal(ctx), "")
+// Caller is the caller of an onboarding endpoint as an actor, previewRole
+// the X-Onboarding-Preview-Role header ("" on manager endpoints); the
+// returned ctx carries the request id for the audit trail.
+func Caller(ctx context.Context, previewRole string) (context.Context, onboarding.Actor, error) {
+	a, err := onboarding.ActorFrom(httpapi.Principal(ctx), previewRole)
 	return onboarding.WithRequestID(ctx, httpapi.RequestID(ctx)), a, err
+}
+
+// Tags are the OpenAPI tags of every onboarding operation.
+func Tags(s *httpapi.Server) []string {
+	return []string{s.Tag("Onboarding", "Onboarding workflows of assets: templates, gates, their review and the audit trail (docs/onboarding.md).")}
 }
 
 // onboarding renders a workflow with its asset's name and place; the
@@ -326,7 +332,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 	for _, o := range opts {
 		o(&h)
 	}
-	tags := []string{s.Tag("Onboarding", "Onboarding workflows of assets: templates, gates, their review and the audit trail (docs/onboarding.md).")}
+	tags := Tags(s)
 	read, write := httpapi.Scopes(auth.OnboardingRead), httpapi.Scopes(auth.OnboardingWrite)
 
 	httpapi.Register(s, huma.Operation{
@@ -413,7 +419,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 			"an unknown override.",
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *createInput) (*createOutput, error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -448,7 +454,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 			"next_deadline (none last), then created_at.",
 		Errors: []int{http.StatusUnprocessableEntity},
 	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[OnboardingList], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -476,7 +482,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Description: "The workflow with its gates in order. " + notVisible,
 		Errors:      []int{http.StatusNotFound},
 	}, read, func(ctx context.Context, in *onboardingPath) (*httpapi.Output[Onboarding], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -495,7 +501,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Description: "Changes target_hc_date and notes; members left out stay. " + notVisible + " " + closed + " 422 for a target date before started_on.",
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *patchInput) (*httpapi.Output[Onboarding], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -529,7 +535,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 			" 422 without a reason.",
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *cancelInput) (*httpapi.Output[Onboarding], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -548,7 +554,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Description: "In order. " + notVisible,
 		Errors:      []int{http.StatusNotFound},
 	}, read, func(ctx context.Context, in *onboardingPath) (*httpapi.Output[GateList], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -573,7 +579,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Description: "The gate, with what submit would refuse today in requirements_unmet." + gateErrors,
 		Errors:      []int{http.StatusNotFound},
 	}, read, func(ctx context.Context, in *gatePath) (*httpapi.Output[Gate], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -605,7 +611,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 			"assignee_contact_id that is not a contact holding the gate's owner or a contributor role." + gateErrors + " " + closed,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *gatePatchInput) (*httpapi.Output[Gate], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -623,7 +629,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 
 	transitions := " 409 gate_transition_not_allowed when the gate's status does not allow it;" + gateErrors + " " + closed
 	act := func(ctx context.Context, obID, gateID string, action onboarding.Action, note string) (*httpapi.Output[Gate], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -724,7 +730,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 			" 422 for end_time not after start_time.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, read, func(ctx context.Context, in *auditInput) (*httpapi.Output[AuditList], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}

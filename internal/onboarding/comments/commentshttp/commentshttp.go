@@ -5,7 +5,6 @@ package commentshttp
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"atcp/internal/httpapi"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/comments"
+	"atcp/internal/onboarding/onboardinghttp"
 )
 
 // Comment is a comment on the wire.
@@ -162,41 +162,27 @@ const (
 )
 
 var (
-	exampleComment = mustJSON(Comment{CommentID: "0193a5c2-7d10-7c3e-9b2a-5f1e2d3c4b5a", OnboardingID: "0193a5c0-1e2f-7a3b-8c4d-5e6f7a8b9c0d",
+	exampleComment = httpapi.ExampleJSON(Comment{CommentID: "0193a5c2-7d10-7c3e-9b2a-5f1e2d3c4b5a", OnboardingID: "0193a5c0-1e2f-7a3b-8c4d-5e6f7a8b9c0d",
 		GateID: opt("0193a5c0-1e2f-7a3b-8c4d-000000000001"), Body: "The antenna photo is blurred; please upload a sharper one.",
 		Visibility: "shared", AuthorName: "ops@platform.example", AuthorRole: opt("platform_onboarding"),
 		CreatedAt: time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)})
 	exampleList     = `{"comments": [` + exampleComment + `], "total": 1, "limit": 100, "offset": 0}`
 	examplePost     = `{"body": "The antenna photo is blurred; please upload a sharper one.", "gate_id": "0193a5c0-1e2f-7a3b-8c4d-000000000001", "visibility": "shared"}`
 	exampleTaskPost = `{"body": "A sharper photo is uploaded.", "gate_id": "0193a5c0-1e2f-7a3b-8c4d-000000000001"}`
-	exampleActivity = mustJSON(ActivityList{Entries: []ActivityEntry{{EntryID: "0193a5c2-8000-7000-8000-000000000001",
+	exampleActivity = httpapi.ExampleJSON(ActivityList{Entries: []ActivityEntry{{EntryID: "0193a5c2-8000-7000-8000-000000000001",
 		OnboardingID: "0193a5c0-1e2f-7a3b-8c4d-5e6f7a8b9c0d", At: time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC),
 		Actor:  ActivityActor{Kind: "contact", Name: "Erika Muster", Role: opt("epc")},
 		Action: "gate.submitted", Target: ActivityTarget{Type: "gate", ID: "0193a5c0-1e2f-7a3b-8c4d-000000000001"},
 		Changes: map[string][]any{"status": {"in_progress", "submitted"}}}}, Total: 1, Limit: 100, Offset: 0})
 )
 
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
-
-// actor is the caller as an onboarding actor; ctx carries the request id.
-func actor(ctx context.Context, previewRole string) (context.Context, onboarding.Actor, error) {
-	a, err := onboarding.ActorFrom(httpapi.Principal(ctx), previewRole)
-	return onboarding.WithRequestID(ctx, httpapi.RequestID(ctx)), a, err
-}
-
 // Register adds the comment endpoints and the task activity to s.
 func Register(s *httpapi.Server, core *onboarding.Service, svc *comments.Service) {
-	tags := []string{s.Tag("Onboarding", "Onboarding workflows of assets: templates, gates, their review and the audit trail (docs/onboarding.md).")}
+	tags := onboardinghttp.Tags(s)
 	read, write := httpapi.Scopes(auth.OnboardingRead), httpapi.Scopes(auth.OnboardingWrite)
 
 	task := func(ctx context.Context, id, role, preview string) (context.Context, onboarding.Task, error) {
-		ctx, a, err := actor(ctx, preview)
+		ctx, a, err := onboardinghttp.Caller(ctx, preview)
 		if err != nil {
 			return ctx, onboarding.Task{}, err
 		}
@@ -212,7 +198,7 @@ func Register(s *httpapi.Server, core *onboarding.Service, svc *comments.Service
 			" 422 for a gate_id not of this workflow.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[CommentList], error) {
-		ctx, a, err := actor(ctx, "")
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -233,7 +219,7 @@ func Register(s *httpapi.Server, core *onboarding.Service, svc *comments.Service
 			"no one. " + notVisible + " " + closed + " 422 for an empty or long body or a gate_id not of this workflow.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *postInput) (*httpapi.Output[Comment], error) {
-		ctx, a, err := actor(ctx, "")
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}

@@ -15,6 +15,7 @@ import (
 	"atcp/internal/httpapi"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/documents"
+	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/onboarding/tasks"
 	"atcp/internal/onboarding/tasks/taskshttp"
 )
@@ -25,17 +26,9 @@ type handler struct {
 	tasks *tasks.Service
 }
 
-// actor is the caller as an onboarding actor (previewRole is the
-// X-Onboarding-Preview-Role header); ctx carries the request id for the
-// audit trail.
-func actor(ctx context.Context, previewRole string) (context.Context, onboarding.Actor, error) {
-	a, err := onboarding.ActorFrom(httpapi.Principal(ctx), previewRole)
-	return onboarding.WithRequestID(ctx, httpapi.RequestID(ctx)), a, err
-}
-
 // task resolves the caller of a task endpoint (onboarding.Service.ResolveTask).
 func (h handler) task(ctx context.Context, onboardingID, role, previewRole string) (context.Context, onboarding.Task, error) {
-	ctx, a, err := actor(ctx, previewRole)
+	ctx, a, err := onboardinghttp.Caller(ctx, previewRole)
 	if err != nil {
 		return ctx, onboarding.Task{}, err
 	}
@@ -139,7 +132,7 @@ const (
 // delete answer the task detail of tsk.
 func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service, tsk *tasks.Service) {
 	h := handler{svc: svc, ob: ob, tasks: tsk}
-	tags := []string{s.Tag("Onboarding", "Onboarding workflows of assets: templates, gates, their review and the audit trail (docs/onboarding.md).")}
+	tags := onboardinghttp.Tags(s)
 	taskBase := "/v1/onboarding-tasks/{onboarding_id}/documents"
 	base := "/v1/onboardings/{onboarding_id}/documents"
 
@@ -237,7 +230,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 			"include_versions, soft-deleted ones with include_deleted. " + notVisible,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[OnboardingDocumentList], error) {
-		ctx, a, err := actor(ctx, "")
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -261,7 +254,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 		Description: presignRules + " Any slot of the workflow's gates. " + notVisible + " " + closed,
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *presignInput) (*uploadOutput, error) {
-		ctx, a, err := actor(ctx, "")
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -283,7 +276,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 		Description: "Marks a pending upload available once its bytes are at the presigned address; answers the document. " + finalizeRules + " " + notVisible + " 404 document_not_found when the document is unknown or deleted. " + closed,
 		Errors:      []int{http.StatusNotFound, http.StatusConflict},
 	}, write, func(ctx context.Context, in *documentInput) (*httpapi.Output[OnboardingDocument], error) {
-		ctx, a, err := actor(ctx, "")
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +295,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 			" 404 document_not_found when the document is unknown, deleted or pending.",
 		Errors: []int{http.StatusNotFound},
 	}, read, func(ctx context.Context, in *documentInput) (*httpapi.Output[DocumentDownload], error) {
-		ctx, a, err := actor(ctx, "")
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -322,7 +315,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 			"already deleted; 409 gate_locked while its gate is submitted, passed or waived; " + closed,
 		Errors: []int{http.StatusNotFound, http.StatusConflict},
 	}, write, func(ctx context.Context, in *documentInput) (*struct{}, error) {
-		ctx, a, err := actor(ctx, "")
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}

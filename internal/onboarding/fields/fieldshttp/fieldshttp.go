@@ -80,12 +80,6 @@ type taskSaveInput struct {
 	Body         GateFieldsRequest
 }
 
-// actor is the caller of a manager endpoint; ctx carries the request id.
-func actor(ctx context.Context) (context.Context, onboarding.Actor, error) {
-	a, err := onboarding.ActorFrom(httpapi.Principal(ctx), "")
-	return onboarding.WithRequestID(ctx, httpapi.RequestID(ctx)), a, err
-}
-
 const (
 	saveRules = "A save validates every given field (a field of the gate, its type and constraints) and stores all or nothing; " +
 		"null clears a field; required fields are checked on submit, not here. The first save moves a pending gate to in_progress " +
@@ -100,7 +94,7 @@ const (
 
 // Register adds endpoints 32 to 35.
 func Register(s *httpapi.Server, ob *onboarding.Service, svc *fields.Service) {
-	tags := []string{s.Tag("Onboarding", "Onboarding workflows of assets: templates, gates, their review and the audit trail (docs/onboarding.md).")}
+	tags := onboardinghttp.Tags(s)
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-onboarding-gate-fields", Method: http.MethodGet, Path: "/v1/onboardings/{onboarding_id}/gates/{gate_id}/fields",
@@ -109,7 +103,7 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *fields.Service) {
 		Description: "The gate's field definitions and its values, with the version (ETag) a save may be conditional on. " + notVisible,
 		Errors:      []int{http.StatusNotFound},
 	}, httpapi.Scopes(auth.OnboardingRead), func(ctx context.Context, in *gatePath) (*output, error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +122,7 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *fields.Service) {
 			"the gate. " + saveRules + " " + notVisible,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.Scopes(auth.OnboardingWrite), func(ctx context.Context, in *saveInput) (*output, error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}

@@ -4,7 +4,6 @@ package prequalhttp
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 	"atcp/internal/errs"
 	"atcp/internal/httpapi"
 	"atcp/internal/markets/calendar"
-	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/onboarding/prequal"
 )
 
@@ -146,9 +145,9 @@ var (
 	sample = Prequalification{PrequalificationID: "0193a5c2-9000-7000-8000-000000000001", OnboardingID: "0193a5c0-1e2f-7a3b-8c4d-5e6f7a8b9c0d",
 		Product: "fcr", TSO: "50HZ", RequestedMW: 8, SubmittedOn: "2026-04-01", TSOReference: opt("PQ-2026-0412"), Status: "submitted",
 		RecordedByName: "ops@platform.example", CreatedAt: time.Date(2026, 4, 1, 8, 0, 0, 0, time.UTC), UpdatedAt: time.Date(2026, 4, 1, 8, 0, 0, 0, time.UTC)}
-	exampleSubmitted = mustJSON(sample)
-	exampleDecided   = mustJSON(decided(sample))
-	exampleList      = mustJSON(PrequalificationList{Prequalifications: []Prequalification{decided(sample)}})
+	exampleSubmitted = httpapi.ExampleJSON(sample)
+	exampleDecided   = httpapi.ExampleJSON(decided(sample))
+	exampleList      = httpapi.ExampleJSON(PrequalificationList{Prequalifications: []Prequalification{decided(sample)}})
 	exampleCreate    = `{"product": "fcr", "requested_mw": 8, "submitted_on": "2026-04-01", "tso_reference": "PQ-2026-0412"}`
 	exampleResult    = `{"status": "partially_granted", "prequalified_mw": 6.5, "decided_on": "2026-05-12", "valid_from": "2026-05-15",
 		"decision_note": "Granted for 6.5 MW after the double-test."}`
@@ -156,7 +155,7 @@ var (
 	exampleWithdrawn = func() string {
 		w := decided(sample)
 		w.Status, w.WithdrawReason = "withdrawn", opt("The granted figure was recorded wrongly.")
-		return mustJSON(w)
+		return httpapi.ExampleJSON(w)
 	}()
 )
 
@@ -167,22 +166,9 @@ func decided(p Prequalification) Prequalification {
 	return p
 }
 
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
-
-func actor(ctx context.Context) (context.Context, onboarding.Actor, error) {
-	a, err := onboarding.ActorFrom(httpapi.Principal(ctx), "")
-	return onboarding.WithRequestID(ctx, httpapi.RequestID(ctx)), a, err
-}
-
 // Register adds the prequalification endpoints to s.
 func Register(s *httpapi.Server, svc *prequal.Service) {
-	tags := []string{s.Tag("Onboarding", "Onboarding workflows of assets: templates, gates, their review and the audit trail (docs/onboarding.md).")}
+	tags := onboardinghttp.Tags(s)
 	read, write := httpapi.Scopes(auth.OnboardingRead), httpapi.Scopes(auth.OnboardingWrite)
 	base := "/v1/onboardings/{onboarding_id}/prequalifications"
 
@@ -195,7 +181,7 @@ func Register(s *httpapi.Server, svc *prequal.Service) {
 			"prequalification gate; 422 for requested_mw not above 0 or above the asset's usable_power_capacity_mw, or no tso given or known.",
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *createInput) (*createOutput, error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -219,7 +205,7 @@ func Register(s *httpapi.Server, svc *prequal.Service) {
 		Description: "Every product's, withdrawn ones included, oldest first. " + notVisible,
 		Errors:      []int{http.StatusNotFound},
 	}, read, func(ctx context.Context, in *onboardingPath) (*httpapi.Output[PrequalificationList], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +227,7 @@ func Register(s *httpapi.Server, svc *prequal.Service) {
 		Description: notVisible + notFound,
 		Errors:      []int{http.StatusNotFound},
 	}, read, func(ctx context.Context, in *prequalPath) (*httpapi.Output[Prequalification], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -263,7 +249,7 @@ func Register(s *httpapi.Server, svc *prequal.Service) {
 			"prequalification_certificate document of this onboarding. " + platOnly + " " + notVisible + notFound + " " + closed,
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *resultInput) (*httpapi.Output[Prequalification], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -290,7 +276,7 @@ func Register(s *httpapi.Server, svc *prequal.Service) {
 			notFound + " " + closed,
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *withdrawInput) (*httpapi.Output[Prequalification], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}

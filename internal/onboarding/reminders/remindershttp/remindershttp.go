@@ -4,7 +4,6 @@ package remindershttp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
@@ -16,7 +15,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/errs"
 	"atcp/internal/httpapi"
-	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/onboarding/reminders"
 )
 
@@ -116,33 +115,20 @@ var (
 		GateID: "0193a5c0-1e2f-7a3b-8c4d-000000000001", Kind: "before_deadline", DueOn: "2026-03-06",
 		Recipients: []ReminderRecipient{{Role: "asset_owner", ContactID: opt("0193a5c1-0000-7000-8000-000000000001"), Name: opt("Erika Muster")}},
 		EnqueuedAt: time.Date(2026, 3, 5, 23, 0, 0, 0, time.UTC), CreatedByName: "system", DeliveryStatus: "enqueued"}
-	examplePolicy = mustJSON(toPolicy(reminders.DefaultPolicy()))
-	exampleList   = mustJSON(ReminderList{Policy: toPolicy(reminders.DefaultPolicy()), Reminders: []Reminder{sample}, Total: 1, Limit: 100})
+	examplePolicy = httpapi.ExampleJSON(toPolicy(reminders.DefaultPolicy()))
+	exampleList   = httpapi.ExampleJSON(ReminderList{Policy: toPolicy(reminders.DefaultPolicy()), Reminders: []Reminder{sample}, Total: 1, Limit: 100})
 	exampleRemind = `{"message": "The RfI is due on Friday; please complete the grid connection section."}`
 	exampleManual = func() string {
 		m := sample
 		m.Kind, m.DueOn, m.Message, m.CreatedByName = "manual", "2026-03-10", opt("The RfI is due on Friday; please complete the grid connection section."), "ops@platform.example"
 		m.EnqueuedAt = time.Date(2026, 3, 10, 8, 15, 0, 0, time.UTC)
-		return mustJSON(m)
+		return httpapi.ExampleJSON(m)
 	}()
 )
 
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
-
-func actor(ctx context.Context) (context.Context, onboarding.Actor, error) {
-	a, err := onboarding.ActorFrom(httpapi.Principal(ctx), "")
-	return onboarding.WithRequestID(ctx, httpapi.RequestID(ctx)), a, err
-}
-
 // Register adds the reminder endpoints to s.
 func Register(s *httpapi.Server, svc *reminders.Service) {
-	tags := []string{s.Tag("Onboarding", "Onboarding workflows of assets: templates, gates, their review and the audit trail (docs/onboarding.md).")}
+	tags := onboardinghttp.Tags(s)
 	read, write := httpapi.Scopes(auth.OnboardingRead), httpapi.Scopes(auth.OnboardingWrite)
 
 	httpapi.Register(s, huma.Operation{
@@ -153,7 +139,7 @@ func Register(s *httpapi.Server, svc *reminders.Service) {
 			" 422 for a gate_id not of this workflow.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[ReminderList], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -176,7 +162,7 @@ func Register(s *httpapi.Server, svc *reminders.Service) {
 			"The change is audited with the old values. " + notVisible + " " + closed + " 422 for a value out of bounds or a day listed twice.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *policyInput) (*httpapi.Output[ReminderPolicy], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +184,7 @@ func Register(s *httpapi.Server, svc *reminders.Service) {
 			"gate; 422 no_recipients when no one can receive it. 404 gate_not_found when the workflow has no such gate; " + notVisible + " " + closed,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusTooManyRequests},
 	}, write, func(ctx context.Context, in *remindInput) (*httpapi.Output[Reminder], error) {
-		ctx, a, err := actor(ctx)
+		ctx, a, err := onboardinghttp.Caller(ctx, "")
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"atcp/internal/assets"
+	"atcp/internal/httpapi"
 	"atcp/internal/markets/calendar"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/branding"
@@ -15,23 +16,15 @@ import (
 // asset owner sees it, rendered by the code of the responses.
 var (
 	exampleSubmit = `{"note": "All site data entered; the grid connection letter is attached."}`
-	exampleDetail = mustJSON(Body(sampleDetail()))
-	exampleList   = mustJSON(TaskList{Tasks: []TaskItem{toItem(tasks.Item{Task: sampleDetail().Task, Asset: sampleAsset(),
+	exampleDetail = httpapi.ExampleJSON(Body(sampleDetail()))
+	exampleList   = httpapi.ExampleJSON(TaskList{Tasks: []TaskItem{toItem(tasks.Item{Task: sampleDetail().Task, Asset: sampleAsset(),
 		Gate: sampleDetail().Task.Onboarding.Gates[0], Branding: sampleBranding()})}})
 
 	// ExampleAfterUpload is the task detail once the asset owner finalized
 	// a BETR document: the example of the task's document endpoints
 	// (documentshttp), which answer with the task detail.
-	ExampleAfterUpload = mustJSON(Body(sampleAfterUpload()))
+	ExampleAfterUpload = httpapi.ExampleJSON(Body(sampleAfterUpload()))
 )
-
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
 
 func sampleAsset() *assets.Asset {
 	country := "DE"

@@ -14,6 +14,7 @@ import (
 	"atcp/internal/errs"
 	"atcp/internal/httpapi"
 	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/onboarding/tasks"
 )
 
@@ -64,7 +65,7 @@ const resolveErrors = "404 task_not_found when the workflow is not visible or th
 
 // Register adds endpoints 6, 7 and 31.
 func Register(s *httpapi.Server, ob *onboarding.Service, svc *tasks.Service) {
-	tags := []string{s.Tag("Onboarding", "Onboarding workflows of assets: templates, gates, their review and the audit trail (docs/onboarding.md).")}
+	tags := onboardinghttp.Tags(s)
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-onboarding-tasks", Method: http.MethodGet, Path: "/v1/onboarding-tasks", Tags: tags,
