@@ -264,7 +264,7 @@ func onboardingEndToEnd(t *testing.T, databaseURL string) {
 		{"epc", "Erik Bauer", "erik@epc.example", "en"},
 		{"ems_provider", "Emma Steuer", "emma@ems.example", "de"},
 	}
-	do("POST", obPath+"/contacts", admin, `{"name":"Paul Prüfer","email":"review@platform.example","roles":["platform_onboarding"]}`, 201, nil)
+	do("POST", obPath+"/contacts", admin, `{"name":"Paul Prüfer","email":"review@platform.example","roles":["platform_onboarding"],"language":"en"}`, 201, nil)
 	links := map[string]string{}
 	for _, p := range people {
 		var c struct {
@@ -277,6 +277,7 @@ func onboardingEndToEnd(t *testing.T, databaseURL string) {
 		do("POST", obPath+"/access-links", admin, fmt.Sprintf(`{"contact_id":%q,"role":%q,"language":%q}`, c.ContactID, p.role, p.language), 201, &link)
 		links[p.role] = link.LinkID
 	}
+	accessSubject := map[string]string{"de": "Ihr Zugang zur Inbetriebnahme von Kiel BESS", "en": "Your access to the onboarding of Kiel BESS"}
 	tokens := map[string]string{}
 	var linkMails int
 	deadline := time.Now().Add(20 * time.Second)
@@ -294,9 +295,14 @@ func onboardingEndToEnd(t *testing.T, databaseURL string) {
 			}
 			linkMails++
 			for _, p := range people {
-				if slices.Contains(m.to, p.email) {
-					tokens[p.role] = token
+				if !slices.Contains(m.to, p.email) {
+					continue
 				}
+				// Each mail is in the language its link was issued in.
+				if subject := accessSubject[p.language]; !strings.Contains(text, subject) {
+					t.Fatalf("mail to %s (%s) lacks %q:\n%s", p.email, p.language, subject, text)
+				}
+				tokens[p.role] = token
 			}
 		}
 	}
@@ -454,7 +460,7 @@ func onboardingEndToEnd(t *testing.T, databaseURL string) {
 
 	// 6. The communication test reads what the control loop recorded of
 	// the simulated battery: wait until it recorded the new asset.
-	deadline = time.Now().Add(30 * time.Second)
+	deadline = time.Now().Add(60 * time.Second)
 	for {
 		var state map[string]any
 		do("GET", "/v1/assets/bess-e2e/state", admin, "", 200, &state)
@@ -526,6 +532,27 @@ func onboardingEndToEnd(t *testing.T, databaseURL string) {
 	}
 	taskView(owner, []string{"rfi", "prequalification"}, map[string]string{"rfi": "passed", "prequalification": "passed", "go_live": "passed"})
 	do("POST", "/v1/assets/bess-e2e/markets/fcr/bids", admin, bid, 201, nil)
+
+	// The reviewer was told of each submission, the asset owner of its
+	// gate's pass, each in their language.
+	want := map[string]string{
+		"review@platform.example": "Submitted for review: Request for information for Kiel BESS",
+		"anna@acme.example":       "Abgeschlossen:",
+	}
+	deadline = time.Now().Add(20 * time.Second)
+	for len(want) > 0 {
+		for _, m := range box.all() {
+			for to, subject := range want {
+				if slices.Contains(m.to, to) && strings.Contains(mailText(t, m.data), subject) {
+					delete(want, to)
+				}
+			}
+		}
+		if len(want) > 0 && time.Now().After(deadline) {
+			t.Fatalf("mails not received: %v", want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 
 	// 9. The audit trail holds every step.
 	var audit struct {
