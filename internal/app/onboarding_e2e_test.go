@@ -312,11 +312,10 @@ func onboardingEndToEnd(t *testing.T, databaseURL string) {
 	sessions := map[string]string{}
 	for _, p := range people {
 		var ex struct {
-			AccessToken   string `json:"access_token"`
-			OnboardingID  string `json:"onboarding_id"`
-			Role          string `json:"role"`
-			ContactName   string `json:"contact_name"`
-			AccessExpires int64  `json:"expires_at"`
+			AccessToken  string `json:"access_token"`
+			OnboardingID string `json:"onboarding_id"`
+			Role         string `json:"role"`
+			ContactName  string `json:"contact_name"`
 		}
 		do("POST", "/v1/onboarding-magic/"+tokens[p.role]+"/exchange", "", "", 200, &ex)
 		if ex.OnboardingID != ob.OnboardingID || ex.Role != p.role || ex.ContactName != p.name {
@@ -354,6 +353,9 @@ func onboardingEndToEnd(t *testing.T, databaseURL string) {
 	// A session reaches only its task: not the manager side, not assets.
 	code("POST", obPath+"/gates/"+gateID["rfi"]+"/pass", owner, "", 403, "magic_link_session_not_allowed")
 	code("GET", "/v1/assets/bess-e2e", ems, "", 403, "magic_link_session_not_allowed")
+	// Nor a gate of another role: the asset owner does not see the DPL
+	// gate as one it may submit.
+	code("POST", taskPath+"/gates/"+gateID["dpl"]+"/submit", owner, "", 404, "gate_not_found")
 
 	submit := func(token, g string) {
 		t.Helper()
