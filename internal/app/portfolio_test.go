@@ -29,7 +29,11 @@ func TestPoolCoverOnTheRunningServer(t *testing.T) {
 			cfg := testConfig(t, dbURL(t), t.TempDir())
 			cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
 			start := time.Date(2026, 2, 1, 6, 50, 0, 0, time.UTC) // 07:50 CET, before the aFRR deadline
-			cfg.ClockStart, cfg.ClockSpeed = &start, 1800
+			// 900x: the 18 platform hours take about 75 s, and a real hiccup
+			// of a loaded machine (CI runs packages side by side on two
+			// cores) costs the control loop a quarter-hour only when it lasts
+			// a whole second.
+			cfg.ClockStart, cfg.ClockSpeed = &start, 900
 			a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
 			if err != nil {
 				t.Fatal(err)
@@ -53,7 +57,7 @@ func TestPoolCoverOnTheRunningServer(t *testing.T) {
 				"end_time":"2026-02-02T00:30:00Z","reason":"maintenance","reason_description":"inverter swap"}`, http.StatusCreated, nil)
 
 			delivered := time.Date(2026, 2, 2, 1, 0, 0, 0, time.UTC)
-			eventually(t, 90*time.Second, "the block's first two hours are delivered and settled", func() bool {
+			eventually(t, 180*time.Second, "the block's first two hours are delivered and settled", func() bool {
 				return a.Clock.Now().After(delivered.Add(15 * time.Minute))
 			})
 
@@ -71,7 +75,7 @@ func TestPoolCoverOnTheRunningServer(t *testing.T) {
 			c.do(http.MethodGet, "/v1/pools/north/covers?organization_id=demo&start_time=2026-02-01T23:00:00Z&end_time=2026-02-02T01:00:00Z", "",
 				http.StatusOK, &covers)
 			// Outside the unavailability there is nothing to cover, unless the
-			// machine stalled: at 1800x a few real seconds without the control
+			// machine stalled: at 900x a few real seconds without the control
 			// loop's measurements make both batteries' adapters count as
 			// offline (stale state) for a quarter-hour. Such steps are logged,
 			// not judged; the unavailability's hour must be covered in full.
@@ -114,7 +118,7 @@ func TestPoolCoverOnTheRunningServer(t *testing.T) {
 			coverStart := time.Date(2026, 2, 1, 23, 30, 0, 0, time.UTC)
 			// The planner records each quarter-hour's cover at its start and
 			// the loop takes it up within a second or so of platform time
-			// (docs/portfolio.md); at 1800x a real hiccup of the machine is
+			// (docs/portfolio.md); at 900x a real hiccup of two seconds is
 			// half an hour of platform time, so most seconds, not all, must
 			// show the cover.
 			before, during := reserved(coverStart.Add(-30*time.Minute), coverStart), reserved(coverStart, coverStart.Add(time.Hour))
@@ -153,9 +157,18 @@ func TestPoolCoverOnTheRunningServer(t *testing.T) {
 					t.Fatalf("pool-b's dispatch events: %+v", coverer.Dispatches)
 				}
 			}
+			// pool-a never delivers while covered. A quarter-hour whose cover
+			// the loop has not taken up yet (a hiccup of the machine at the
+			// quarter-hour's start) may record pool-a's own obligation, but
+			// only as skipped: nothing sent, with the reason.
 			c.do(http.MethodGet, "/v1/assets/pool-a/reports/afrr/dispatches?"+covered1, "", http.StatusOK, &failing)
+			for _, d := range failing.Dispatches {
+				if d.SetPower != 0 || d.Filter == nil {
+					t.Fatalf("pool-a was asked to deliver while covered: %+v", failing.Dispatches)
+				}
+			}
 			if failing.Total != 0 {
-				t.Fatalf("pool-a was asked while covered: %+v", failing.Dispatches)
+				t.Logf("pool-a's obligation recorded as skipped while its cover was taken up: %d events", failing.Total)
 			}
 			var perf struct {
 				Periods []struct {
