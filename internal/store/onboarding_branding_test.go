@@ -65,6 +65,16 @@ func TestOnboardingBrandingStore(t *testing.T) {
 			t.Fatalf("banner only: %+v, %v", got, err)
 		}
 
+		// Stored reads the brandings of several organisations at once, and
+		// leaves out those that have none.
+		stored, err := s.Stored(ctx, "acme", "beta", "gamma")
+		if err != nil || len(stored) != 2 || !reflect.DeepEqual(stored["acme"], want) || stored["beta"].BannerKey != banner.BannerKey {
+			t.Fatalf("stored: %+v, %v", stored, err)
+		}
+		if stored, err := s.Stored(ctx, "gamma"); err != nil || len(stored) != 0 {
+			t.Fatalf("stored of none: %+v, %v", stored, err)
+		}
+
 		// A failing change leaves the row as it was.
 		refused := errs.Conflictf(branding.CodeEditConflict, "no")
 		if _, err := s.Update(ctx, assetAcme, "acme", func(cur branding.Branding, exists bool) (branding.Branding, error) {

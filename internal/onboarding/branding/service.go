@@ -182,14 +182,14 @@ func (s *Service) view(ctx context.Context, o identity.Organization, b Branding)
 // zero Branding (the e-mails then use their built-in defaults). It reads
 // for the system, not for a caller.
 func (s *Service) Resolve(ctx context.Context, orgID string) (Branding, error) {
-	all := auth.Visibility{All: true}
-	for _, id := range []string{orgID, auth.PlatformOrganization} {
-		b, err := s.d.Store.Get(ctx, all, id)
-		if err == nil && b.Configured() {
+	order := []string{orgID, auth.PlatformOrganization}
+	stored, err := s.d.Store.Stored(ctx, order...)
+	if err != nil {
+		return Branding{}, err
+	}
+	for _, id := range order {
+		if b, ok := stored[id]; ok && b.Configured() {
 			return b, nil
-		}
-		if err != nil && !errs.Is(err, errs.NotFound) {
-			return Branding{}, err
 		}
 	}
 	return Branding{OrganizationID: auth.PlatformOrganization}, nil

@@ -46,6 +46,25 @@ func (s brandingStore) Get(ctx context.Context, v auth.Visibility, orgID string)
 	return b, err
 }
 
+func (s brandingStore) Stored(ctx context.Context, orgIDs ...string) (_ map[string]branding.Branding, err error) {
+	defer sqlutil.Wrap(&err, "branding: stored")
+	rows, err := s.db.conn(ctx).Query(ctx, `SELECT organization_id, `+sqlutil.BrandingColumns+`
+		FROM onboarding_branding WHERE organization_id = ANY($1)`, orgIDs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]branding.Branding{}
+	for rows.Next() {
+		b, err := scanBranding(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[b.OrganizationID] = b
+	}
+	return out, rows.Err()
+}
+
 func (s brandingStore) Update(ctx context.Context, v auth.Visibility, orgID string,
 	change func(branding.Branding, bool) (branding.Branding, error)) (_ branding.Branding, err error) {
 	defer sqlutil.Wrap(&err, "branding: update")

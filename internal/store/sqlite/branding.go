@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 
 	"atcp/internal/auth"
@@ -41,6 +42,29 @@ func (s brandingStore) Get(ctx context.Context, v auth.Visibility, orgID string)
 		return branding.Branding{}, brandingNotFound(orgID)
 	}
 	return b, err
+}
+
+func (s brandingStore) Stored(ctx context.Context, orgIDs ...string) (_ map[string]branding.Branding, err error) {
+	defer sqlutil.Wrap(&err, "branding: stored")
+	ids, err := json.Marshal(orgIDs)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.read(ctx).QueryContext(ctx, `SELECT organization_id, `+sqlutil.BrandingColumns+`
+		FROM onboarding_branding WHERE organization_id IN (SELECT value FROM json_each(?))`, string(ids))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]branding.Branding{}
+	for rows.Next() {
+		b, err := scanBranding(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[b.OrganizationID] = b
+	}
+	return out, rows.Err()
 }
 
 func (s brandingStore) Update(ctx context.Context, v auth.Visibility, orgID string,
