@@ -87,6 +87,9 @@ func TestOnboardingDPLStore(t *testing.T) {
 			t.Fatalf("delete unknown: %v", err)
 		}
 
+		if _, ok, err := s.LatestTest(ctx, "acme", ob.ID); ok || err != nil {
+			t.Fatalf("latest test before any: %v %v", ok, err)
+		}
 		run := dplsvc.Test{ID: id(100), OnboardingID: ob.ID, Status: dplsvc.TestRunning, StartedAt: testkit.Start, StartedBy: "Anna"}
 		if err := s.InsertTest(ctx, "acme", run); err != nil {
 			t.Fatal(err)
@@ -109,6 +112,12 @@ func TestOnboardingDPLStore(t *testing.T) {
 		ts, total, err := s.Tests(ctx, "acme", ob.ID, 10, 0)
 		if err != nil || total != 2 || ts[0].ID != second.ID || ts[1].Status != dplsvc.TestPassed || *ts[1].Points[0].Value != 4.2 || !ts[1].FinishedAt.Equal(done) {
 			t.Fatalf("tests %+v %d %v", ts, total, err)
+		}
+		if latest, ok, err := s.LatestTest(ctx, "acme", ob.ID); !ok || err != nil || latest.ID != second.ID {
+			t.Fatalf("latest test: %+v %v %v", latest, ok, err)
+		}
+		if _, ok, err := s.LatestTest(ctx, "beta", ob.ID); ok || err != nil {
+			t.Fatalf("another organisation's latest test: %v %v", ok, err)
 		}
 		if _, err := s.Test(ctx, "beta", ob.ID, run.ID); !obCode(err, errs.NotFound, dplsvc.CodeTestNotFound) {
 			t.Fatalf("another organisation's test: %v", err)

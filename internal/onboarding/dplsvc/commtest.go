@@ -181,11 +181,11 @@ func (s *Service) Test(ctx context.Context, ob onboarding.Onboarding, testID str
 // of organizationID, nil when there is none (the task detail's
 // structured_data.communication_test).
 func (s *Service) LatestTest(ctx context.Context, organizationID, onboardingID string) (*Test, error) {
-	ts, _, err := s.d.Store.Tests(ctx, organizationID, onboardingID, 1, 0)
-	if err != nil || len(ts) == 0 {
+	t, ok, err := s.d.Store.LatestTest(ctx, organizationID, onboardingID)
+	if err != nil || !ok {
 		return nil, err
 	}
-	return &ts[0], nil
+	return &t, nil
 }
 
 // testRequirement is the comm-test gate's "the latest communication test

@@ -80,6 +80,9 @@ type Store interface {
 	// Tests returns the onboarding's tests newest first, paged, and their
 	// total.
 	Tests(ctx context.Context, organizationID, onboardingID string, limit, offset int) ([]Test, int, error)
+	// LatestTest returns the onboarding's newest test, false when none
+	// ran: one read, without the total Tests counts.
+	LatestTest(ctx context.Context, organizationID, onboardingID string) (Test, bool, error)
 	// Test returns one test; 404 communication_test_not_found.
 	Test(ctx context.Context, organizationID, onboardingID, testID string) (Test, error)
 }

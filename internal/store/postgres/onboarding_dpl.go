@@ -157,6 +157,16 @@ func (s dplStore) Tests(ctx context.Context, organizationID, onboardingID string
 	return out, total, rows.Err()
 }
 
+func (s dplStore) LatestTest(ctx context.Context, organizationID, onboardingID string) (_ dplsvc.Test, _ bool, err error) {
+	defer sqlutil.Wrap(&err, "onboarding dpl: latest test")
+	t, err := scanTest(s.db.conn(ctx).QueryRow(ctx, `SELECT `+testColumns+` FROM onboarding_comm_tests WHERE organization_id = $1 AND onboarding_id = $2
+		ORDER BY started_at DESC, test_id DESC LIMIT 1`, organizationID, onboardingID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return dplsvc.Test{}, false, nil
+	}
+	return t, err == nil, err
+}
+
 func (s dplStore) Test(ctx context.Context, organizationID, onboardingID, testID string) (_ dplsvc.Test, err error) {
 	defer sqlutil.Wrap(&err, "onboarding dpl: test")
 	t, err := scanTest(s.db.conn(ctx).QueryRow(ctx, `SELECT `+testColumns+` FROM onboarding_comm_tests

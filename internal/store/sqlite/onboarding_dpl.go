@@ -169,6 +169,16 @@ func (s dplStore) Tests(ctx context.Context, organizationID, onboardingID string
 	return out, total, rows.Err()
 }
 
+func (s dplStore) LatestTest(ctx context.Context, organizationID, onboardingID string) (_ dplsvc.Test, _ bool, err error) {
+	defer sqlutil.Wrap(&err, "onboarding dpl: latest test")
+	t, err := scanTest(s.db.read(ctx).QueryRowContext(ctx, `SELECT `+testColumns+` FROM onboarding_comm_tests WHERE organization_id = ? AND onboarding_id = ?
+		ORDER BY started_at DESC, test_id DESC LIMIT 1`, organizationID, onboardingID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return dplsvc.Test{}, false, nil
+	}
+	return t, err == nil, err
+}
+
 func (s dplStore) Test(ctx context.Context, organizationID, onboardingID, testID string) (_ dplsvc.Test, err error) {
 	defer sqlutil.Wrap(&err, "onboarding dpl: test")
 	t, err := scanTest(s.db.read(ctx).QueryRowContext(ctx, `SELECT `+testColumns+` FROM onboarding_comm_tests
