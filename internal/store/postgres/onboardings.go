@@ -47,6 +47,10 @@ func (s onboardingStore) gates(ctx context.Context, ids []string) (map[string][]
 	if err != nil {
 		return nil, sqlutil.Wrapped("select gates", err)
 	}
+	return collectGates(rows)
+}
+
+func collectGates(rows pgx.Rows) (map[string][]onboarding.Gate, error) {
 	defer rows.Close()
 	out := map[string][]onboarding.Gate{}
 	for rows.Next() {
@@ -111,14 +115,27 @@ func (s onboardingStore) Get(ctx context.Context, v auth.Visibility, id string) 
 	if !onboarding.ValidID(id) {
 		return onboarding.Onboarding{}, onboardingNotFound(id)
 	}
-	ob, err := scanOnboarding(s.db.conn(ctx).QueryRow(ctx, onboardingSelect+` AND o.onboarding_id = $3`, v.All, v.OrganizationID, id))
+	// The workflow and its gates in one round trip: every onboarding
+	// request reads them, the task page an external contact reloads too.
+	var b pgx.Batch
+	b.Queue(onboardingSelect+` AND o.onboarding_id = $3`, v.All, v.OrganizationID, id)
+	b.Queue(gateSelect+` WHERE g.onboarding_id = $1::uuid ORDER BY g.gate_order`, id)
+	br := s.db.conn(ctx).SendBatch(ctx, &b)
+	defer br.Close()
+	ob, err := scanOnboarding(br.QueryRow())
 	if errors.Is(err, pgx.ErrNoRows) {
 		return onboarding.Onboarding{}, onboardingNotFound(id)
 	}
 	if err != nil {
 		return onboarding.Onboarding{}, err
 	}
-	return s.withGates(ctx, ob)
+	rows, err := br.Query()
+	if err != nil {
+		return onboarding.Onboarding{}, sqlutil.Wrapped("select gates", err)
+	}
+	gates, err := collectGates(rows)
+	ob.Gates = gates[ob.ID]
+	return ob, err
 }
 
 func (s onboardingStore) List(ctx context.Context, v auth.Visibility, f onboarding.ListFilter) (_ []onboarding.Onboarding, err error) {
