@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/errs"
@@ -257,16 +259,55 @@ type Detail struct {
 	ViewerContactName string
 }
 
-// Detail composes the task detail of a resolved task.
+// Detail composes the task detail of a resolved task. Its reads (asset,
+// RfI values, communication test, documents, branding, the contact's
+// name) are independent, so they run at once: the page waits for its
+// slowest read, not for their sum. It must therefore not run inside a
+// store transaction, whose one connection serves one statement at a time.
 func (s *Service) Detail(ctx context.Context, t onboarding.Task) (Detail, error) {
 	d := Detail{Task: t, TaskGateIDs: []string{}, StructuredData: map[string]map[string]json.RawMessage{}, Slots: []Slot{},
 		Documents: []TaskDocument{}}
-	var err error
-	if d.Asset, err = s.asset(ctx, t.Onboarding); err != nil {
-		return Detail{}, err
+	worksCommTest := false
+	for _, g := range t.Onboarding.Gates {
+		if def, ok := g.Definition(); ok && t.Works(def) && def.Kind == "comm_test" {
+			worksCommTest = true
+		}
 	}
-	values, err := s.d.Fields.Of(ctx, t.Onboarding)
-	if err != nil {
+	var values map[string]fields.Values
+	var latestTest json.RawMessage
+	var docs []TaskDocument
+	group, gctx := errgroup.WithContext(ctx)
+	group.Go(func() (err error) {
+		d.Asset, err = s.asset(gctx, t.Onboarding)
+		return err
+	})
+	group.Go(func() (err error) {
+		values, err = s.d.Fields.Of(gctx, t.Onboarding)
+		return err
+	})
+	if worksCommTest && s.d.Tests != nil {
+		group.Go(func() (err error) {
+			latestTest, err = s.d.Tests.Latest(gctx, t.Onboarding.OrganizationID, t.Onboarding.ID)
+			return err
+		})
+	}
+	if s.d.Documents != nil {
+		group.Go(func() (err error) {
+			docs, err = s.d.Documents.ForTask(gctx, t)
+			return err
+		})
+	}
+	group.Go(func() (err error) {
+		d.Branding, err = s.branding(gctx, t.Onboarding)
+		return err
+	})
+	if s.d.Contacts != nil && t.Actor.Task != nil {
+		group.Go(func() (err error) {
+			d.ViewerContactName, err = s.d.Contacts.ContactName(gctx, t.Onboarding.OrganizationID, t.Onboarding.ID, t.Actor.Task.ContactID)
+			return err
+		})
+	}
+	if err := group.Wait(); err != nil {
 		return Detail{}, err
 	}
 	for _, g := range t.Onboarding.Gates {
@@ -279,37 +320,17 @@ func (s *Service) Detail(ctx context.Context, t onboarding.Task) (Detail, error)
 		if v == nil {
 			v = map[string]json.RawMessage{}
 		}
-		if def.Kind == "comm_test" && s.d.Tests != nil {
-			latest, err := s.d.Tests.Latest(ctx, t.Onboarding.OrganizationID, t.Onboarding.ID)
-			if err != nil {
-				return Detail{}, err
-			}
-			if latest != nil {
-				v = maps.Clone(v)
-				v["communication_test"] = latest
-			}
+		if def.Kind == "comm_test" && latestTest != nil {
+			v = maps.Clone(v)
+			v["communication_test"] = latestTest
 		}
 		d.StructuredData[g.ID] = v
 		for _, sl := range def.DocumentSlots {
 			d.Slots = append(d.Slots, Slot{GateDefinitionID: def.DefinitionID, DocumentSlot: sl})
 		}
 	}
-	if s.d.Documents != nil {
-		docs, err := s.d.Documents.ForTask(ctx, t)
-		if err != nil {
-			return Detail{}, err
-		}
-		if docs != nil {
-			d.Documents = docs
-		}
-	}
-	if d.Branding, err = s.branding(ctx, t.Onboarding); err != nil {
-		return Detail{}, err
-	}
-	if s.d.Contacts != nil && t.Actor.Task != nil {
-		if d.ViewerContactName, err = s.d.Contacts.ContactName(ctx, t.Onboarding.OrganizationID, t.Onboarding.ID, t.Actor.Task.ContactID); err != nil {
-			return Detail{}, err
-		}
+	if docs != nil {
+		d.Documents = docs
 	}
 	return d, nil
 }

@@ -1,9 +1,18 @@
 package tasks
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync/atomic"
 	"testing"
 
+	"atcp/internal/assets"
+	"atcp/internal/auth"
 	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/branding"
+	"atcp/internal/onboarding/fields"
 )
 
 func TestCurrentGate(t *testing.T) {
@@ -40,5 +49,86 @@ func TestCurrentGate(t *testing.T) {
 	}
 	if g := CurrentGate(onboarding.Task{Role: onboarding.RoleEPC}); g.ID != "" {
 		t.Errorf("no gates: %+v", g)
+	}
+}
+
+// detailFakes answer every read of Detail, each failing when its name is
+// fail, and count the communication-test reads.
+type detailFakes struct {
+	fail      string
+	testReads atomic.Int32
+}
+
+func (f *detailFakes) err(name string) error {
+	if f.fail == name {
+		return errors.New(name + " is down")
+	}
+	return nil
+}
+
+func (f *detailFakes) Get(context.Context, auth.Visibility, string) (assets.Asset, error) {
+	return assets.Asset{ID: "bess-1", Name: "Cottbus 2"}, f.err("asset")
+}
+
+func (f *detailFakes) Of(_ context.Context, ob onboarding.Onboarding) (map[string]fields.Values, error) {
+	return map[string]fields.Values{"g-fc_comm_test": {Fields: map[string]json.RawMessage{"protocol": json.RawMessage(`"modbus_tcp"`)}}}, f.err("fields")
+}
+
+func (f *detailFakes) Latest(context.Context, string, string) (json.RawMessage, error) {
+	f.testReads.Add(1)
+	return json.RawMessage(`{"status":"passed"}`), f.err("tests")
+}
+
+func (f *detailFakes) ForTask(context.Context, onboarding.Task) ([]TaskDocument, error) {
+	return []TaskDocument{{ID: "doc-1", Filename: "points.csv"}}, f.err("documents")
+}
+
+func (f *detailFakes) Resolve(context.Context, string) (branding.Branding, error) {
+	return branding.Branding{DisplayName: "Acme"}, f.err("branding")
+}
+
+func (f *detailFakes) ContactName(context.Context, string, string, string) (string, error) {
+	return "Erika Muster", f.err("contact")
+}
+
+// TestDetail: the detail composes its reads, run at once, and fails with
+// the first read that fails; a role not working on the communication test
+// does not read it.
+func TestDetail(t *testing.T) {
+	tpl, _ := onboarding.TemplateByID("fc_v1")
+	var ob onboarding.Onboarding
+	for _, d := range tpl.Gates {
+		ob.Gates = append(ob.Gates, onboarding.Gate{ID: "g-" + d.DefinitionID, DefinitionID: d.DefinitionID, Order: d.Order, Status: onboarding.GatePending})
+	}
+	session := onboarding.Actor{Task: &auth.TaskGrant{ContactID: "c-1"}}
+	task := func(role onboarding.TaskRole) onboarding.Task {
+		return onboarding.Task{Onboarding: ob, Role: role, Actor: session}
+	}
+	service := func(f *detailFakes) *Service {
+		return NewService(Deps{Assets: f, Fields: f, Tests: f, Documents: f, Branding: f, Contacts: f})
+	}
+
+	f := &detailFakes{}
+	d, err := service(f).Detail(context.Background(), task(onboarding.RoleEMSProvider))
+	if err != nil {
+		t.Fatal(err)
+	}
+	commTest := d.StructuredData["g-fc_comm_test"]
+	if d.Asset == nil || d.Asset.Name != "Cottbus 2" || d.Branding.DisplayName != "Acme" || d.ViewerContactName != "Erika Muster" ||
+		len(d.Documents) != 1 || string(commTest["protocol"]) != `"modbus_tcp"` || string(commTest["communication_test"]) != `{"status":"passed"}` ||
+		!slices.Contains(d.TaskGateIDs, "g-fc_comm_test") || f.testReads.Load() != 1 {
+		t.Fatalf("detail %+v, %d test reads", d, f.testReads.Load())
+	}
+
+	f = &detailFakes{}
+	if _, err := service(f).Detail(context.Background(), task(onboarding.RoleAssetOwner)); err != nil || f.testReads.Load() != 0 {
+		t.Fatalf("asset owner: %v, %d test reads", err, f.testReads.Load())
+	}
+
+	for _, read := range []string{"asset", "fields", "tests", "documents", "branding", "contact"} {
+		f := &detailFakes{fail: read}
+		if _, err := service(f).Detail(context.Background(), task(onboarding.RoleEMSProvider)); err == nil || err.Error() != read+" is down" {
+			t.Errorf("%s failing: %v", read, err)
+		}
 	}
 }
