@@ -1,7 +1,14 @@
 package taskshttp
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sync"
 	"time"
+
+	"github.com/danielgtaylor/huma/v2"
 
 	"atcp/internal/assets"
 	"atcp/internal/httpapi"
@@ -134,23 +141,60 @@ type TaskDocument struct {
 	Version            int       `json:"version"`
 }
 
+// TemplateDefinitions are the gate definitions of a workflow's template in
+// their wire form ([]onboardinghttp.GateDefinition), encoded once per
+// template: they never change, and they are most of every task detail's
+// bytes, which an external contact's page reloads.
+type TemplateDefinitions struct{ encoded []byte }
+
+// MarshalJSON returns the definitions as encoded once; none encode as [].
+func (d TemplateDefinitions) MarshalJSON() ([]byte, error) {
+	if d.encoded == nil {
+		return []byte("[]"), nil
+	}
+	return d.encoded, nil
+}
+
+// Schema is that of the definitions' wire form.
+func (TemplateDefinitions) Schema(r huma.Registry) *huma.Schema {
+	return r.Schema(reflect.TypeFor[[]onboardinghttp.GateDefinition](), true, "")
+}
+
+var templateDefinitions = sync.OnceValue(func() map[string]TemplateDefinitions {
+	out := map[string]TemplateDefinitions{}
+	for _, t := range onboarding.Templates() {
+		defs := make([]onboardinghttp.GateDefinition, len(t.Gates))
+		for i, def := range t.Gates {
+			defs[i] = onboardinghttp.Definition(def)
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false) // as the server encodes its responses
+		if err := enc.Encode(defs); err != nil {
+			panic(fmt.Sprintf("taskshttp: encode the definitions of %s: %v", t.TemplateID, err))
+		}
+		out[t.TemplateID] = TemplateDefinitions{encoded: bytes.TrimSuffix(buf.Bytes(), []byte("\n"))}
+	}
+	return out
+})
+
 // TaskDetail is the task detail: the body of GET
 // /v1/onboarding-tasks/{onboarding_id} and of the task's mutations.
 type TaskDetail struct {
 	OnboardingID string `json:"onboarding_id"`
 	TaskAsset
-	IntegrationType      string                          `json:"integration_type" enum:"full_control,monitoring_only"`
-	TargetHCDate         *string                         `json:"target_hc_date" format:"date"`
-	OverallStatus        string                          `json:"overall_status" enum:"in_progress,completed,cancelled"`
-	Role                 string                          `json:"role" enum:"asset_owner,epc,ems_provider,tso"`
-	ViewerContactName    *string                         `json:"viewer_contact_name" doc:"The contact of a magic-link session; null for a user."`
-	TaskGateIDs          []string                        `json:"task_gate_ids" nullable:"false" doc:"The gates the role owns or contributes to, in order."`
-	Gates                []TaskGate                      `json:"gates" nullable:"false" doc:"Every gate of the workflow, in order."`
-	GateDefinitions      []onboardinghttp.GateDefinition `json:"gate_definitions" nullable:"false" doc:"Of the workflow's template, in order."`
-	ProcessDocumentSlots []TaskDocumentSlot              `json:"process_document_slots" nullable:"false" doc:"The document slots of the role's gates."`
-	Documents            []TaskDocument                  `json:"documents" nullable:"false" doc:"Current documents of the role's gates' slots."`
-	Branding             TaskBranding                    `json:"branding"`
-	UpdatedAt            time.Time                       `json:"updated_at"`
+	IntegrationType      string              `json:"integration_type" enum:"full_control,monitoring_only"`
+	TargetHCDate         *string             `json:"target_hc_date" format:"date"`
+	OverallStatus        string              `json:"overall_status" enum:"in_progress,completed,cancelled"`
+	Role                 string              `json:"role" enum:"asset_owner,epc,ems_provider,tso"`
+	ViewerContactName    *string             `json:"viewer_contact_name" doc:"The contact of a magic-link session; null for a user."`
+	TaskGateIDs          []string            `json:"task_gate_ids" nullable:"false" doc:"The gates the role owns or contributes to, in order."`
+	Gates                []TaskGate          `json:"gates" nullable:"false" doc:"Every gate of the workflow, in order."`
+	GateDefinitions      TemplateDefinitions `json:"gate_definitions" nullable:"false" doc:"Of the workflow's template, in order."`
+	ProcessDocumentSlots []TaskDocumentSlot  `json:"process_document_slots" nullable:"false" doc:"The document slots of the role's gates."`
+	Documents            []TaskDocument      `json:"documents" nullable:"false" doc:"Current documents of the role's gates' slots."`
+	Branding             TaskBranding        `json:"branding"`
+	UpdatedAt            time.Time           `json:"updated_at"`
 }
 
 // Body renders a task detail.
@@ -159,7 +203,7 @@ func Body(d tasks.Detail) TaskDetail {
 	out := TaskDetail{
 		OnboardingID: ob.ID, TaskAsset: toAsset(d.Asset), IntegrationType: integrationType(ob), OverallStatus: string(ob.Status),
 		Role: string(d.Task.Role), ViewerContactName: opt(d.ViewerContactName), TaskGateIDs: httpapi.NonNil(d.TaskGateIDs),
-		Gates: make([]TaskGate, len(ob.Gates)), GateDefinitions: []onboardinghttp.GateDefinition{},
+		Gates: make([]TaskGate, len(ob.Gates)), GateDefinitions: templateDefinitions()[ob.TemplateID],
 		ProcessDocumentSlots: make([]TaskDocumentSlot, len(d.Slots)), Documents: make([]TaskDocument, len(d.Documents)),
 		Branding: toBranding(d.Branding), UpdatedAt: ob.UpdatedAt,
 	}
@@ -176,11 +220,6 @@ func Body(d tasks.Detail) TaskDetail {
 		}
 		if v, ok := d.StructuredData[g.ID]; ok {
 			out.Gates[i].StructuredData = onboardinghttp.StructuredData(v)
-		}
-	}
-	if t, ok := onboarding.TemplateByID(ob.TemplateID); ok {
-		for _, def := range t.Gates {
-			out.GateDefinitions = append(out.GateDefinitions, onboardinghttp.Definition(def))
 		}
 	}
 	for i, s := range d.Slots {
