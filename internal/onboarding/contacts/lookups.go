@@ -12,14 +12,15 @@ import (
 // the task detail, the reminders), with plain types so that their
 // interfaces are met by thin adapters.
 
-// ContactName names a contact of a workflow (the task detail's viewer
-// name); a deleted or unknown one is 404 contact_not_found.
-func (s *Service) ContactName(ctx context.Context, organizationID, onboardingID, contactID string) (string, error) {
+// ContactViewer names a contact of a workflow and gives its language (""
+// for the branding's default): the task detail's viewer. A deleted or
+// unknown one is 404 contact_not_found.
+func (s *Service) ContactViewer(ctx context.Context, organizationID, onboardingID, contactID string) (name, language string, err error) {
 	if !onboarding.ValidID(contactID) {
-		return "", contactNotFound(contactID)
+		return "", "", contactNotFound(contactID)
 	}
 	c, err := s.d.Store.Contact(ctx, organizationID, onboardingID, contactID)
-	return c.Name, err
+	return c.Name, c.Language, err
 }
 
 // UserTask is a workflow on which contacts carry a console user's id, and

@@ -39,9 +39,10 @@ type DocumentLister interface {
 	ForTask(ctx context.Context, task onboarding.Task) ([]TaskDocument, error)
 }
 
-// ContactNamer names a contact of a workflow (the contacts group).
-type ContactNamer interface {
-	ContactName(ctx context.Context, organizationID, onboardingID, contactID string) (string, error)
+// ContactViewers name a contact of a workflow and give its language, ""
+// for the branding's default (the contacts group).
+type ContactViewers interface {
+	ContactViewer(ctx context.Context, organizationID, onboardingID, contactID string) (name, language string, err error)
 }
 
 // UserTask is a workflow on which contacts carry a console user's id, and
@@ -82,7 +83,7 @@ type Deps struct {
 	Fields     Fields
 	Branding   Brander
 	Documents  DocumentLister
-	Contacts   ContactNamer
+	Contacts   ContactViewers
 	Users      UserTasks
 	Tests      CommunicationTests
 }
@@ -257,6 +258,9 @@ type Detail struct {
 	// ViewerContactName is the contact of a magic-link session; "" for a
 	// user (in preview or holding a role).
 	ViewerContactName string
+	// Language is the one the task pages open in: a session's contact's,
+	// else the branding's default.
+	Language string
 }
 
 // Detail composes the task detail of a resolved task. Its reads (asset,
@@ -276,6 +280,7 @@ func (s *Service) Detail(ctx context.Context, t onboarding.Task) (Detail, error)
 	var values map[string]fields.Values
 	var latestTest json.RawMessage
 	var docs []TaskDocument
+	var contactLanguage string
 	group, gctx := errgroup.WithContext(ctx)
 	group.Go(func() (err error) {
 		d.Asset, err = s.asset(gctx, t.Onboarding)
@@ -303,7 +308,8 @@ func (s *Service) Detail(ctx context.Context, t onboarding.Task) (Detail, error)
 	})
 	if s.d.Contacts != nil && t.Actor.Task != nil {
 		group.Go(func() (err error) {
-			d.ViewerContactName, err = s.d.Contacts.ContactName(gctx, t.Onboarding.OrganizationID, t.Onboarding.ID, t.Actor.Task.ContactID)
+			d.ViewerContactName, contactLanguage, err = s.d.Contacts.ContactViewer(gctx, t.Onboarding.OrganizationID, t.Onboarding.ID,
+				t.Actor.Task.ContactID)
 			return err
 		})
 	}
@@ -332,6 +338,7 @@ func (s *Service) Detail(ctx context.Context, t onboarding.Task) (Detail, error)
 	if docs != nil {
 		d.Documents = docs
 	}
+	d.Language = cmp.Or(contactLanguage, d.Branding.Language())
 	return d, nil
 }
 

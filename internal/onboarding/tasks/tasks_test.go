@@ -55,8 +55,9 @@ func TestCurrentGate(t *testing.T) {
 // detailFakes answer every read of Detail, each failing when its name is
 // fail, and count the communication-test reads.
 type detailFakes struct {
-	fail      string
-	testReads atomic.Int32
+	fail            string
+	contactLanguage string
+	testReads       atomic.Int32
 }
 
 func (f *detailFakes) err(name string) error {
@@ -87,8 +88,8 @@ func (f *detailFakes) Resolve(context.Context, string) (branding.Branding, error
 	return branding.Branding{DisplayName: "Acme"}, f.err("branding")
 }
 
-func (f *detailFakes) ContactName(context.Context, string, string, string) (string, error) {
-	return "Erika Muster", f.err("contact")
+func (f *detailFakes) ContactViewer(context.Context, string, string, string) (string, string, error) {
+	return "Erika Muster", f.contactLanguage, f.err("contact")
 }
 
 // TestDetail: the detail composes its reads, run at once, and fails with
@@ -116,13 +117,13 @@ func TestDetail(t *testing.T) {
 	commTest := d.StructuredData["g-fc_comm_test"]
 	if d.Asset == nil || d.Asset.Name != "Cottbus 2" || d.Branding.DisplayName != "Acme" || d.ViewerContactName != "Erika Muster" ||
 		len(d.Documents) != 1 || string(commTest["protocol"]) != `"modbus_tcp"` || string(commTest["communication_test"]) != `{"status":"passed"}` ||
-		!slices.Contains(d.TaskGateIDs, "g-fc_comm_test") || f.testReads.Load() != 1 {
+		!slices.Contains(d.TaskGateIDs, "g-fc_comm_test") || f.testReads.Load() != 1 || d.Language != "de" {
 		t.Fatalf("detail %+v, %d test reads", d, f.testReads.Load())
 	}
 
-	f = &detailFakes{}
-	if _, err := service(f).Detail(context.Background(), task(onboarding.RoleAssetOwner)); err != nil || f.testReads.Load() != 0 {
-		t.Fatalf("asset owner: %v, %d test reads", err, f.testReads.Load())
+	f = &detailFakes{contactLanguage: "en"}
+	if d, err := service(f).Detail(context.Background(), task(onboarding.RoleAssetOwner)); err != nil || f.testReads.Load() != 0 || d.Language != "en" {
+		t.Fatalf("asset owner: %v, %d test reads, language %q", err, f.testReads.Load(), d.Language)
 	}
 
 	for _, read := range []string{"asset", "fields", "tests", "documents", "branding", "contact"} {

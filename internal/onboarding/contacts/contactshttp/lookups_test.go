@@ -18,10 +18,15 @@ func TestLookups(t *testing.T) {
 	epc := h.Do("POST", "/v1/onboardings/"+e.ob+"/contacts", e.acme, map[string]any{"name": "Erika", "email": "erika@epc.example",
 		"roles": []string{"epc", "asset_owner"}, "user_id": "u-acme"}).Expect(t, 201, "").Map(t)["contact_id"].(string)
 	ems := e.contact(t, "Emil", "emil@ems.example", "ems_provider")
-	if n, err := e.svc.ContactName(ctx, "acme", e.ob, epc); err != nil || n != "Erika" {
-		t.Fatalf("name %q, %v", n, err)
+	if n, lang, err := e.svc.ContactViewer(ctx, "acme", e.ob, epc); err != nil || n != "Erika" || lang != "" {
+		t.Fatalf("name %q, language %q, %v", n, lang, err)
 	}
-	if _, err := e.svc.ContactName(ctx, "beta", e.ob, epc); err == nil {
+	en := h.Do("POST", "/v1/onboardings/"+e.ob+"/contacts", e.acme, map[string]any{"name": "Eve", "email": "eve@epc.example",
+		"roles": []string{"epc"}, "language": "en"}).Expect(t, 201, "").Map(t)["contact_id"].(string)
+	if n, lang, err := e.svc.ContactViewer(ctx, "acme", e.ob, en); err != nil || n != "Eve" || lang != "en" {
+		t.Fatalf("name %q, language %q, %v", n, lang, err)
+	}
+	if _, _, err := e.svc.ContactViewer(ctx, "beta", e.ob, epc); err == nil {
 		t.Fatal("another organisation's contact named")
 	}
 	tasks, err := e.svc.TasksOfUser(ctx, "u-acme")

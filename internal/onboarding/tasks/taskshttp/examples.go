@@ -57,7 +57,7 @@ func sampleDetail() tasks.Detail {
 	ob = ob.WithReadiness()
 	task := onboarding.Task{Onboarding: ob, Role: onboarding.RoleAssetOwner}
 	d := tasks.Detail{Task: task, Asset: sampleAsset(), StructuredData: map[string]map[string]json.RawMessage{}, Branding: sampleBranding(),
-		ViewerContactName: "Anna Becker"}
+		ViewerContactName: "Anna Becker", Language: "de"}
 	for _, g := range ob.Gates {
 		def, _ := g.Definition()
 		if !task.Works(def) {

@@ -36,8 +36,8 @@ func (c contacts) TasksOfUser(_ context.Context, userID string) ([]tasks.UserTas
 	return out, nil
 }
 
-func (contacts) ContactName(_ context.Context, _, _, contactID string) (string, error) {
-	return "Contact " + contactID, nil
+func (contacts) ContactViewer(_ context.Context, _, _, contactID string) (string, string, error) {
+	return "Contact " + contactID, "en", nil
 }
 
 type env struct {
@@ -177,6 +177,7 @@ type detail struct {
 	OnboardingID      string   `json:"onboarding_id"`
 	Role              string   `json:"role"`
 	ViewerContactName *string  `json:"viewer_contact_name"`
+	Language          string   `json:"language"`
 	TaskGateIDs       []string `json:"task_gate_ids"`
 	Gates             []struct {
 		ID             string         `json:"id"`
@@ -215,7 +216,7 @@ func TestTaskDetail(t *testing.T) {
 	var d detail
 	epc := e.session(e.ob, onboarding.RoleEPC)
 	e.do("GET", path, epc, nil).Expect(t, 200, "").JSON(t, &d)
-	if d.OnboardingID != e.ob.ID || d.Role != "epc" || d.ViewerContactName == nil || *d.ViewerContactName != "Contact c-epc" ||
+	if d.OnboardingID != e.ob.ID || d.Role != "epc" || d.ViewerContactName == nil || *d.ViewerContactName != "Contact c-epc" || d.Language != "en" ||
 		len(d.Gates) != 6 || len(d.GateDefinitions) != 6 || len(d.GateDefinitions[0].Fields) == 0 || d.Documents == nil {
 		t.Fatalf("epc detail %+v", d)
 	}
@@ -245,7 +246,7 @@ func TestTaskDetail(t *testing.T) {
 	e.do("GET", path, epc, nil, "X-Onboarding-Preview-Role", "tso").Expect(t, 422, "validation_failed")
 	// A user holding the role through a contact; the role query picks it.
 	e.do("GET", path, e.holder, nil).Expect(t, 200, "").JSON(t, &d)
-	if d.Role != "epc" || d.ViewerContactName != nil {
+	if d.Role != "epc" || d.ViewerContactName != nil || d.Language != "de" {
 		t.Fatalf("holder detail %+v", d)
 	}
 	e.do("GET", path+"?role=tso", e.holder, nil).Expect(t, 404, "task_not_found")

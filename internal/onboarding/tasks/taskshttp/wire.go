@@ -188,6 +188,7 @@ type TaskDetail struct {
 	OverallStatus        string              `json:"overall_status" enum:"in_progress,completed,cancelled"`
 	Role                 string              `json:"role" enum:"asset_owner,epc,ems_provider,tso"`
 	ViewerContactName    *string             `json:"viewer_contact_name" doc:"The contact of a magic-link session; null for a user."`
+	Language             string              `json:"language" enum:"de,en" doc:"The language the task pages open in: a magic-link session's contact's, else the branding's magic_link_default_language. Texts stay {de, en}: the page switches."`
 	TaskGateIDs          []string            `json:"task_gate_ids" nullable:"false" doc:"The gates the role owns or contributes to, in order."`
 	Gates                []TaskGate          `json:"gates" nullable:"false" doc:"Every gate of the workflow, in order."`
 	GateDefinitions      TemplateDefinitions `json:"gate_definitions" nullable:"false" doc:"Of the workflow's template, in order."`
@@ -202,7 +203,7 @@ func Body(d tasks.Detail) TaskDetail {
 	ob := d.Task.Onboarding
 	out := TaskDetail{
 		OnboardingID: ob.ID, TaskAsset: toAsset(d.Asset), IntegrationType: integrationType(ob), OverallStatus: string(ob.Status),
-		Role: string(d.Task.Role), ViewerContactName: opt(d.ViewerContactName), TaskGateIDs: httpapi.NonNil(d.TaskGateIDs),
+		Role: string(d.Task.Role), ViewerContactName: opt(d.ViewerContactName), Language: d.Language, TaskGateIDs: httpapi.NonNil(d.TaskGateIDs),
 		Gates: make([]TaskGate, len(ob.Gates)), GateDefinitions: templateDefinitions()[ob.TemplateID],
 		ProcessDocumentSlots: make([]TaskDocumentSlot, len(d.Slots)), Documents: make([]TaskDocument, len(d.Documents)),
 		Branding: toBranding(d.Branding), UpdatedAt: ob.UpdatedAt,
