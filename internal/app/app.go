@@ -289,8 +289,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Branding = branding.NewService(branding.Deps{Store: a.Store.OnboardingBranding(), Organizations: a.Store.Directory(),
 		Objects: a.Objects, Clock: a.Clock})
 	people := a.onboardingPeople()
-	a.Reminders = reminders.NewService(reminders.Deps{Core: a.Onboarding, Store: a.Store.OnboardingReminders(), Clock: a.Clock, Logger: log,
-		Recipients: reminderRecipients{people.contacts}, Sender: reminderSender{people.mailer}})
+	a.Reminders = reminders.NewService(reminders.Deps{Core: a.Onboarding, Store: a.Store.OnboardingReminders(), Clock: a.Clock, Security: a.Security,
+		Logger: log, Recipients: reminderRecipients{people.contacts}, Sender: reminderSender{people.mailer}})
 	jobs = append(jobs, a.Reminders.Jobs()...)
 	a.faultHandling(cfg)
 	if cfg.Simulate {
