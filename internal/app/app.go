@@ -343,7 +343,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	afrrreporthttp.Register(a.Server, a.AFRRReports)
 	poolshttp.Register(a.Server, a.Pools)
 	a.DPL = dplsvc.New(dplsvc.Deps{Onboarding: a.Onboarding, Store: a.Store.OnboardingDPL(), Assets: a.Assets,
-		Latest: a.Store.Telemetry(), Adapters: a.steeredAdapters(), Clock: a.Clock})
+		Latest: a.Store.Telemetry(), Adapters: a.steeredAdapters(), Clock: a.Clock, Security: a.Security})
 	dplhttp.Register(a.Server, a.Onboarding, a.DPL)
 	commentshttp.Register(a.Server, a.Onboarding, comments.NewService(a.Onboarding, a.Store.OnboardingComments(), a.Clock,
 		commentNotifier{people.mailer}))

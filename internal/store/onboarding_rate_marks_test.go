@@ -12,6 +12,9 @@ import (
 	"atcp/internal/assets"
 	"atcp/internal/clock"
 	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/contacts"
+	"atcp/internal/onboarding/dplsvc"
+	"atcp/internal/onboarding/reminders"
 	"atcp/internal/store"
 	"atcp/internal/testkit"
 )
@@ -155,5 +158,21 @@ func raceRateLimit(t *testing.T, ob onboarding.Onboarding, services ...*onboardi
 	wg.Wait()
 	if passed.Load() != 3 || limited.Load() != 9 {
 		t.Fatalf("%d passed and %d were limited, want 3 and 9", passed.Load(), limited.Load())
+	}
+}
+
+// TestOnboardingRateLimitsFitTheWindow: every limit's marks (and the
+// running communication test's) live no longer than RateWindow, which a
+// write prunes at; no two limits share a kind.
+func TestOnboardingRateLimitsFitTheWindow(t *testing.T) {
+	kinds := map[string]bool{}
+	for _, l := range []onboarding.RateLimit{contacts.SendLimit, reminders.ManualLimit, dplsvc.TestLimit} {
+		if l.Window > onboarding.RateWindow || l.Max < 1 || kinds[l.Kind] {
+			t.Fatalf("limit %+v", l)
+		}
+		kinds[l.Kind] = true
+	}
+	if 2*dplsvc.TestTimeout > onboarding.RateWindow {
+		t.Fatal("a running test's mark would be pruned while it runs")
 	}
 }
