@@ -289,8 +289,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Branding = branding.NewService(branding.Deps{Store: a.Store.OnboardingBranding(), Organizations: a.Store.Directory(),
 		Objects: a.Objects, Clock: a.Clock})
 	people := a.onboardingPeople()
-	a.Reminders = reminders.NewService(reminders.Deps{Core: a.Onboarding, Store: a.Store.OnboardingReminders(), Clock: a.Clock, Logger: log,
-		Recipients: reminderRecipients{people.contacts}, Sender: reminderSender{people.mailer}})
+	a.Reminders = reminders.NewService(reminders.Deps{Core: a.Onboarding, Store: a.Store.OnboardingReminders(), Clock: a.Clock, Security: a.Security,
+		Logger: log, Recipients: reminderRecipients{people.contacts}, Sender: reminderSender{people.mailer}})
 	jobs = append(jobs, a.Reminders.Jobs()...)
 	a.faultHandling(cfg)
 	if cfg.Simulate {
@@ -343,7 +343,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	afrrreporthttp.Register(a.Server, a.AFRRReports)
 	poolshttp.Register(a.Server, a.Pools)
 	a.DPL = dplsvc.New(dplsvc.Deps{Onboarding: a.Onboarding, Store: a.Store.OnboardingDPL(), Assets: a.Assets,
-		Latest: a.Store.Telemetry(), Adapters: a.steeredAdapters(), Clock: a.Clock})
+		Latest: a.Store.Telemetry(), Adapters: a.steeredAdapters(), Clock: a.Clock, Security: a.Security})
 	dplhttp.Register(a.Server, a.Onboarding, a.DPL)
 	commentshttp.Register(a.Server, a.Onboarding, comments.NewService(a.Onboarding, a.Store.OnboardingComments(), a.Clock,
 		commentNotifier{people.mailer}))

@@ -29,7 +29,7 @@ func (a *App) onboardingPeople() onboardingPeople {
 		Assets: a.Assets, Organizations: a.Store.Directory(), ConsoleURL: a.baseURL})
 	a.Onboarding.SetNotifier(mailer)
 	svc := contacts.NewService(contacts.Deps{Store: a.Store.OnboardingContacts(), Core: a.Onboarding, Users: a.Store.Directory(),
-		Branding: a.Branding, Mailer: mailer, Deliveries: a.Store.Events(), WireBranding: brandinghttp.Wire})
+		Branding: a.Branding, Mailer: mailer, Deliveries: a.Store.Events(), WireBranding: brandinghttp.Wire, Security: a.Security})
 	m := magic.NewService(a.Store.OnboardingMagic(), svc, a.Tokens, a.Clock, a.Security)
 	svc.Install(m)
 	a.OnboardingMailer = mailer

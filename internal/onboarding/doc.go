@@ -5,6 +5,8 @@
 // the platform-only actions), the deadlines in Europe/Berlin, the audit
 // trail, and the Service every onboarding group builds on: Mutate (one
 // locked, audited transaction per change), the requirement registry checked
-// on submit, the on-pass and on-cancel hooks and the Notifier. It is plain
-// Go; the endpoints live in onboardinghttp and the SQL in the stores.
+// on submit, the on-pass and on-cancel hooks and the Notifier, and the
+// rate marks of the area's abuse limits (RateLimit, RateWait, MarkRate: on
+// the security clock, in the database, under the workflow's lock). It is
+// plain Go; the endpoints live in onboardinghttp and the SQL in the stores.
 package onboarding

@@ -64,4 +64,11 @@ type Store interface {
 	// Audit returns a visible workflow's entries matching f, newest first,
 	// and their total before paging.
 	Audit(ctx context.Context, v auth.Visibility, onboardingID string, f AuditFilter) ([]AuditEntry, int, error)
+	// RateMarks returns the instants of a workflow's rate marks of kind on
+	// subject after since, in no particular order; it joins the
+	// transaction in ctx.
+	RateMarks(ctx context.Context, organizationID, onboardingID, kind, subject string, since time.Time) ([]time.Time, error)
+	// AddRateMark stores m and deletes its workflow's marks (of every kind
+	// and subject) at or before prune; it joins the transaction in ctx.
+	AddRateMark(ctx context.Context, m RateMark, prune time.Time) error
 }

@@ -181,8 +181,8 @@ func TestOnboardingReminderStore(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		ctx := context.Background()
 		svc, _, ob := flowFixture(t, b)
-		clk := clock.NewManual(testkit.Start)
-		rs := reminders.NewService(reminders.Deps{Core: svc, Store: b.OnboardingReminders(), Recipients: everyone{}, Clock: clk})
+		clk, sec := clock.NewManual(testkit.Start), clock.NewManual(testkit.SecurityStart)
+		rs := reminders.NewService(reminders.Deps{Core: svc, Store: b.OnboardingReminders(), Recipients: everyone{}, Clock: clk, Security: sec})
 		p, _, _, err := rs.List(ctx, obAcme, ob.ID, "", 10, 0)
 		if err != nil || !slices.Equal(p.DaysBefore, []int{7, 1}) || !p.Enabled {
 			t.Fatalf("default policy %+v %v", p, err)
@@ -226,19 +226,43 @@ func TestOnboardingReminderStore(t *testing.T) {
 			t.Fatalf("beta reads the policy: %v", err)
 		}
 
-		// Manual: once an hour per gate.
+		// Manual: once an hour of security time per gate, also when
+		// requests race: exactly one of them passes.
 		dpl := ob.Gates[1]
-		r, err := rs.Remind(ctx, obAcme, ob.ID, dpl.ID, "please")
-		if err != nil || r.Kind != reminders.Manual || r.Message != "please" || r.Recipients[0].Role != onboarding.RoleEMSProvider {
-			t.Fatalf("manual %+v %v", r, err)
+		var passed []reminders.Reminder
+		var mu sync.Mutex
+		for range 6 {
+			wg.Go(func() {
+				r, err := rs.Remind(ctx, obAcme, ob.ID, dpl.ID, "please")
+				var rl *reminders.RateLimitedError
+				switch {
+				case err == nil:
+					mu.Lock()
+					passed = append(passed, r)
+					mu.Unlock()
+				case !errors.As(err, &rl) || rl.RetryAfter != time.Hour:
+					t.Errorf("a racing manual reminder: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		if len(passed) != 1 {
+			t.Fatalf("%d racing manual reminders passed, want 1", len(passed))
+		}
+		if r := passed[0]; r.Kind != reminders.Manual || r.Message != "please" || r.Recipients[0].Role != onboarding.RoleEMSProvider ||
+			!r.EnqueuedAt.Equal(clk.Now()) {
+			t.Fatalf("manual %+v", r)
 		}
 		var rl *reminders.RateLimitedError
-		if _, err := rs.Remind(ctx, obAcme, ob.ID, dpl.ID, ""); !errors.As(err, &rl) || rl.RetryAfter != time.Hour {
-			t.Fatalf("second manual: %v", err)
+		// The reminder row keeps platform time; the limit is security time.
+		clk.Advance(2 * time.Hour)
+		sec.Advance(59 * time.Minute)
+		if _, err := rs.Remind(ctx, obAcme, ob.ID, dpl.ID, ""); !errors.As(err, &rl) || rl.RetryAfter != time.Minute {
+			t.Fatalf("a platform hour later: %v", err)
 		}
-		clk.Advance(time.Hour)
+		sec.Advance(time.Minute)
 		if _, err := rs.Remind(ctx, obAcme, ob.ID, dpl.ID, ""); err != nil {
-			t.Fatalf("an hour later: %v", err)
+			t.Fatalf("a security hour later: %v", err)
 		}
 		if l, err := b.OnboardingReminders().List(ctx, auth.Visibility{OrganizationID: "beta"}, ob.ID, ""); err != nil || len(l) != 0 {
 			t.Fatalf("beta's store read %+v %v", l, err)

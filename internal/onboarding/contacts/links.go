@@ -22,10 +22,13 @@ import (
 const (
 	MaxMessageLength = 1000
 	// MaxSendsPerHour bounds the mails of one link (issue and resends) in
-	// the last hour of the platform clock, counted from the audit trail so
-	// that every instance agrees.
+	// the last hour of the security clock (SendLimit).
 	MaxSendsPerHour = 5
 )
+
+// SendLimit counts the mails of a link (subject: the link id) in rate
+// marks on the security clock, which every instance reads.
+var SendLimit = onboarding.RateLimit{Kind: "access_link.send", Max: MaxSendsPerHour, Window: time.Hour}
 
 // LinkView is an access link with its contact's name and address and
 // where the mail of its last send stands.
@@ -113,6 +116,10 @@ func (s *Service) IssueLink(ctx context.Context, actor onboarding.Actor, onboard
 		raw, l, err := s.magic.IssueLink(ctx, magic.LinkSpec{OrganizationID: ob.OrganizationID, OnboardingID: ob.ID, ContactID: c.ID,
 			Role: r.Role, Language: r.Language, ExpiresInDays: r.ExpiresInDays, CreatedBy: actor.Name})
 		if err != nil {
+			return err
+		}
+		// The issue is the new link's first send.
+		if err := s.d.Core.MarkRate(ctx, ob, SendLimit.Kind, l.ID, s.d.Security.Now()); err != nil {
 			return err
 		}
 		if err := s.d.Mailer.AccessLink(ctx, ob, AccessLinkMail{Contact: c, Link: l, Token: raw, Message: r.Message}); err != nil {
@@ -249,8 +256,13 @@ func (s *Service) ResendLink(ctx context.Context, actor onboarding.Actor, onboar
 		if l.RevokedAt != nil {
 			return errs.Conflictf(magic.CodeLinkRevoked, "link %s is revoked: issue a new one", linkID)
 		}
-		if err := s.sendLimit(ctx, actor, ob, l); err != nil {
+		now := s.d.Security.Now()
+		wait, err := s.d.Core.RateWait(ctx, ob, SendLimit, l.ID, now)
+		if err != nil {
 			return err
+		}
+		if wait > 0 {
+			return &RateLimited{RetryAfter: wait}
 		}
 		c, err := s.d.Store.Contact(ctx, ob.OrganizationID, ob.ID, l.ContactID)
 		if errs.Is(err, errs.NotFound) {
@@ -266,6 +278,9 @@ func (s *Service) ResendLink(ctx context.Context, actor onboarding.Actor, onboar
 		if err != nil {
 			return err
 		}
+		if err := s.d.Core.MarkRate(ctx, ob, SendLimit.Kind, l.ID, now); err != nil {
+			return err
+		}
 		if err := s.d.Mailer.AccessLink(ctx, ob, AccessLinkMail{Contact: c, Link: l, Token: raw}); err != nil {
 			return err
 		}
@@ -273,28 +288,4 @@ func (s *Service) ResendLink(ctx context.Context, actor onboarding.Actor, onboar
 		return err
 	})
 	return out, err
-}
-
-// sendLimit counts the link's sends (issue and resends) of the last hour
-// in the audit trail.
-func (s *Service) sendLimit(ctx context.Context, actor onboarding.Actor, ob onboarding.Onboarding, l magic.Link) error {
-	now := s.d.Core.Now()
-	since := now.Add(-time.Hour)
-	entries, _, err := s.d.Core.AuditTrail(ctx, actor, ob.ID, onboarding.AuditFilter{ActionPrefix: "link.", TargetType: "access_link",
-		TargetID: l.ID, StartTime: &since, Limit: 1000})
-	if err != nil {
-		return err
-	}
-	var sends []time.Time
-	for _, e := range entries {
-		if e.Action == magic.ActionLinkIssued || e.Action == magic.ActionLinkResent {
-			sends = append(sends, e.At)
-		}
-	}
-	if len(sends) < MaxSendsPerHour {
-		return nil
-	}
-	slices.SortFunc(sends, time.Time.Compare)
-	// The send that leaves the window first frees a place.
-	return &RateLimited{RetryAfter: max(sends[len(sends)-MaxSendsPerHour].Add(time.Hour).Sub(now), time.Second)}
 }

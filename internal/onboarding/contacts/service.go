@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"atcp/internal/clock"
 	"atcp/internal/errs"
 	"atcp/internal/events"
 	"atcp/internal/identity"
@@ -58,6 +59,9 @@ type Deps struct {
 	// WireBranding is the wire form of a branding the exchange answers
 	// (brandinghttp.Wire).
 	WireBranding func(branding.Branding) any
+	// Security is the security clock the send limit runs on
+	// (docs/authentication.md), not the platform clock of the records.
+	Security clock.Clock
 }
 
 // Service runs the contacts and access links of onboardings.
@@ -74,7 +78,8 @@ var (
 
 // NewService returns the service; Install completes it.
 func NewService(d Deps) *Service {
-	if d.Store == nil || d.Core == nil || d.Users == nil || d.Branding == nil || d.Mailer == nil || d.Deliveries == nil || d.WireBranding == nil {
+	if d.Store == nil || d.Core == nil || d.Users == nil || d.Branding == nil || d.Mailer == nil || d.Deliveries == nil || d.WireBranding == nil ||
+		d.Security == nil {
 		panic("contacts: NewService needs every dependency")
 	}
 	return &Service{d: d}

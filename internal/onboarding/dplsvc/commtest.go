@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -18,21 +19,33 @@ import (
 )
 
 const (
-	// TestInterval is the least time between two tests of an onboarding.
+	// TestInterval is the least time between two tests of an onboarding,
+	// security time (TestLimit).
 	TestInterval = time.Minute
-	// TestTimeout bounds the telemetry read of a test; a test still
-	// running after twice as long (its instance stopped) is abandoned and
-	// no longer holds the next one back.
+	// TestTimeout bounds the telemetry read of a test, in real time; a
+	// test still running after twice as long of security time (its
+	// instance stopped) is abandoned and no longer holds the next one
+	// back.
 	TestTimeout = 10 * time.Second
 )
+
+// TestLimit counts the tests of an onboarding (subject: the onboarding
+// id) in rate marks on the security clock, which every instance reads.
+// Their latest mark is also the security-time start of the latest test,
+// which tells a running test from an abandoned one; the test rows keep
+// their platform-time started_at as records.
+var TestLimit = onboarding.RateLimit{Kind: "communication_test", Max: 1, Window: TestInterval}
 
 // TooSoon is the 429 of a test started within TestInterval of the last
 // one: RetryAfter says when the next may start.
 type TooSoon struct{ RetryAfter time.Duration }
 
 func (e *TooSoon) Error() string {
-	return fmt.Sprintf("one communication test a minute per onboarding; retry in %d s", int(e.RetryAfter.Seconds()+0.999))
+	return fmt.Sprintf("one communication test a minute per onboarding; retry in %d s", e.Seconds())
 }
+
+// Seconds is the Retry-After value: whole seconds, at least 1.
+func (e *TooSoon) Seconds() int { return max(1, int(math.Ceil(e.RetryAfter.Seconds()))) }
 
 // Run runs a communication test of the onboarding: it stores the test
 // running, reads the asset's latest measurements, evaluates them
@@ -58,25 +71,29 @@ func (s *Service) Run(ctx context.Context, actor onboarding.Actor, id string) (T
 		if !slices.Contains(s.d.Adapters, a.Adapter) {
 			return errs.Conflictf(CodeAssetNotAttached, "no adapter steers asset %s (its adapter %s is not configured)", a.ID, a.Adapter)
 		}
-		now := s.now()
+		now, secNow := s.now(), s.d.Security.Now()
 		last, _, err := s.d.Store.Tests(ctx, ob.OrganizationID, ob.ID, 1, 0)
 		if err != nil {
 			return err
 		}
-		if len(last) == 1 {
+		marks, err := s.d.Onboarding.RateMarks(ctx, ob, TestLimit.Kind, ob.ID, max(TestInterval, 2*TestTimeout), secNow)
+		if err != nil {
+			return err
+		}
+		if len(last) == 1 && last[0].Status == TestRunning {
 			l := last[0]
-			if l.Status == TestRunning && now.Sub(l.StartedAt) <= 2*TestTimeout {
+			// Without a mark this recent (or any, for a test started before
+			// the marks), the test is abandoned.
+			if slices.ContainsFunc(marks, func(m time.Time) bool { return secNow.Sub(m) <= 2*TestTimeout }) {
 				return errs.Conflictf(CodeTestRunning, "communication test %s is running", l.ID)
 			}
-			if l.Status == TestRunning {
-				l.Status, l.FinishedAt = TestFailed, &now
-				if err := s.d.Store.FinishTest(ctx, ob.OrganizationID, l); err != nil {
-					return err
-				}
+			l.Status, l.FinishedAt = TestFailed, &now
+			if err := s.d.Store.FinishTest(ctx, ob.OrganizationID, l); err != nil {
+				return err
 			}
-			if wait := l.StartedAt.Add(TestInterval).Sub(now); wait > 0 {
-				return &TooSoon{RetryAfter: wait}
-			}
+		}
+		if wait := TestLimit.Wait(marks, secNow); wait > 0 {
+			return &TooSoon{RetryAfter: wait}
 		}
 		tid, err := uuid.NewV7()
 		if err != nil {
@@ -84,6 +101,9 @@ func (s *Service) Run(ctx context.Context, actor onboarding.Actor, id string) (T
 		}
 		t = Test{ID: tid.String(), OnboardingID: ob.ID, Status: TestRunning, StartedAt: now, StartedBy: actor.Name, Points: []dpl.PointResult{}}
 		if err := s.d.Store.InsertTest(ctx, ob.OrganizationID, t); err != nil {
+			return err
+		}
+		if err := s.d.Onboarding.MarkRate(ctx, ob, TestLimit.Kind, ob.ID, secNow); err != nil {
 			return err
 		}
 		return s.d.Onboarding.TouchGate(ctx, ob, onboarding.KindCommTest)

@@ -44,7 +44,10 @@ type Deps struct {
 	// (simulator always, mqtt when configured): an asset routed to
 	// another is not attached.
 	Adapters []assets.AdapterName
-	Clock    clock.Clock
+	Clock    clock.Clock // platform: the records' instants, the measurements' age
+	// Security is the security clock (docs/authentication.md) of the tests'
+	// limit and of the running test's age: its read times out in real time.
+	Security clock.Clock
 }
 
 // Service runs DPL rows and communication tests.
@@ -53,6 +56,9 @@ type Service struct{ d Deps }
 // New returns the service and registers the gate requirements "dpl" and
 // "communication_test" with the onboarding service.
 func New(d Deps) *Service {
+	if d.Clock == nil || d.Security == nil {
+		panic("dplsvc: New needs Clock and Security")
+	}
 	s := &Service{d: d}
 	d.Onboarding.AddRequirement(onboarding.RequireDPL, s.dplRequirement)
 	d.Onboarding.AddRequirement(onboarding.RequireCommunicationTest, s.testRequirement)

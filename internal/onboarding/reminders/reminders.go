@@ -30,8 +30,14 @@ const (
 	CodeReminderRateLimited errs.Code = "reminder_rate_limited"
 )
 
-// ManualEvery is the least time between two manual reminders of a gate.
+// ManualEvery is the least time between two manual reminders of a gate,
+// security time (ManualLimit).
 const ManualEvery = time.Hour
+
+// ManualLimit counts the manual reminders of a gate (subject: the gate id)
+// in rate marks on the security clock, which every instance reads; the
+// reminder rows keep their platform-time enqueued_at as records.
+var ManualLimit = onboarding.RateLimit{Kind: "reminder.manual", Max: 1, Window: ManualEvery}
 
 // MaxMessageLength bounds a manual reminder's message in characters.
 const MaxMessageLength = 2000
@@ -123,13 +129,15 @@ func (e *RateLimitedError) Error() string {
 	return fmt.Sprintf("the gate was reminded less than an hour ago; retry in %s", e.RetryAfter.Round(time.Second))
 }
 
-// Deps are what the Service works with; Recipients and Sender may be nil.
+// Deps are what the Service works with; Recipients, Sender and Logger may
+// be nil.
 type Deps struct {
 	Core       *onboarding.Service
 	Store      Store
 	Recipients Recipients
 	Sender     Sender
-	Clock      clock.Clock // platform
+	Clock      clock.Clock // platform: due days, the records' instants
+	Security   clock.Clock // security: the manual reminders' limit (docs/authentication.md)
 	Logger     *slog.Logger
 }
 
@@ -138,6 +146,9 @@ type Service struct{ d Deps }
 
 // NewService returns the reminder service.
 func NewService(d Deps) *Service {
+	if d.Core == nil || d.Store == nil || d.Clock == nil || d.Security == nil {
+		panic("reminders: NewService needs Core, Store, Clock and Security")
+	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -228,15 +239,13 @@ func (s *Service) Remind(ctx context.Context, actor onboarding.Actor, onboarding
 		if !textrule.Text(message) {
 			return errs.Invalidf("message", nil, "%s", textrule.TextMessage)
 		}
-		now := s.now()
-		past, err := s.d.Store.List(ctx, auth.Visibility{All: true}, ob.ID, g.ID)
+		secNow := s.d.Security.Now()
+		wait, err := s.d.Core.RateWait(ctx, ob, ManualLimit, g.ID, secNow)
 		if err != nil {
 			return err
 		}
-		for _, p := range past {
-			if p.Kind == Manual && now.Sub(p.EnqueuedAt) < ManualEvery {
-				return &RateLimitedError{RetryAfter: ManualEvery - now.Sub(p.EnqueuedAt)}
-			}
+		if wait > 0 {
+			return &RateLimitedError{RetryAfter: wait}
 		}
 		def, _ := g.Definition()
 		to, err := s.recipients(ctx, ob, g, []onboarding.TaskRole{def.OwnerRole})
@@ -247,8 +256,10 @@ func (s *Service) Remind(ctx context.Context, actor onboarding.Actor, onboarding
 			return errs.E(errs.Invalid, CodeNoRecipients, "no contact of role %s holds an active access link, and gate %s has no assignee",
 				def.OwnerRole, g.DefinitionID)
 		}
-		r, err = s.record(ctx, actor, ob, g, Manual, calendar.DayOf(now), message, to)
-		return err
+		if r, err = s.record(ctx, actor, ob, g, Manual, calendar.DayOf(s.now()), message, to); err != nil {
+			return err
+		}
+		return s.d.Core.MarkRate(ctx, ob, ManualLimit.Kind, g.ID, secNow)
 	})
 	return r, err
 }

@@ -6,9 +6,9 @@ package contactshttp
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -305,7 +305,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		Description: "Mints a new token for the same link and mails it (the token is not stored, so the old mail cannot be repeated). " +
 			"Without rotate the previous token keeps working until the link expires; with it, it stops. " +
 			"404 access_link_not_found; " + notVisible + " 409 link_revoked, link_expired (issue a new one); " + closed +
-			" 429 resend_rate_limited after " + strconv.Itoa(contacts.MaxSendsPerHour) + " sends of the link within an hour.",
+			" 429 resend_rate_limited (Retry-After) after " + strconv.Itoa(contacts.MaxSendsPerHour) + " sends of the link within an hour of real time.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *resendInput) (*httpapi.Output[AccessLink], error) {
 		ctx, a, err := actor(ctx, "")
@@ -320,7 +320,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		if rl := (*contacts.RateLimited)(nil); errors.As(err, &rl) {
 			p := httpapi.NewProblem(http.StatusTooManyRequests, rl.Error())
 			p.Code = contacts.CodeResendRateLimited
-			return nil, huma.ErrorWithHeaders(p, http.Header{"Retry-After": {strconv.Itoa(int(rl.RetryAfter.Round(time.Second) / time.Second))}})
+			return nil, huma.ErrorWithHeaders(p, http.Header{"Retry-After": {strconv.Itoa(max(1, int(math.Ceil(rl.RetryAfter.Seconds()))))}})
 		}
 		return linkOut(v, err)
 	})

@@ -3,11 +3,14 @@ package contactshttp_test
 import (
 	"context"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"atcp/internal/auth"
 	"atcp/internal/onboarding/branding"
+	"atcp/internal/onboarding/contacts"
 	"atcp/internal/store"
 	"atcp/internal/testkit"
 )
@@ -154,10 +157,12 @@ func TestAccessLinks(t *testing.T) {
 		h.Do("POST", one+"/resend", e.acme, nil).Expect(t, 200, "")
 		h.Do("POST", one+"/resend", e.acme, nil).Expect(t, 200, "")
 		rl := h.Do("POST", one+"/resend", e.acme, nil).Expect(t, 429, "resend_rate_limited")
-		if rl.Header.Get("Retry-After") == "" {
-			t.Fatal("no Retry-After")
+		if rl.Header.Get("Retry-After") != "3600" {
+			t.Fatalf("Retry-After %q", rl.Header.Get("Retry-After"))
 		}
+		// A platform hour does not lift it (TestSendLimit).
 		h.Clock.Advance(time.Hour + time.Second)
+		h.Do("POST", one+"/resend", e.acme, nil).Expect(t, 429, "resend_rate_limited")
 		h.Do("POST", one+"/resend", e.acme, map[string]any{"language": "fr"}).Expect(t, 422, "validation_failed")
 		h.Do("POST", one+"/resend", e.acmeRO, nil).Expect(t, 403, "insufficient_scope")
 		h.Do("POST", "/v1/onboardings/"+e.betaOb+"/access-links/"+linkID+"/resend", e.platform, nil).Expect(t, 404, "access_link_not_found")
@@ -221,6 +226,65 @@ func TestAccessLinks(t *testing.T) {
 		issued := audit.Entries[len(audit.Entries)-1]
 		if issued["action"] != "link.issued" || issued["actor"].(map[string]any)["id"] != "u-acme" {
 			t.Fatalf("first link entry %v", issued)
+		}
+	})
+}
+
+// TestSendLimit: a link is mailed at most MaxSendsPerHour times (issue
+// and resends) within an hour of security time, whatever the platform
+// clock does, also when resends race; Retry-After is when the oldest send
+// leaves the hour.
+func TestSendLimit(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		h := e.h
+		// acme mints a token again once the security clock moved past the
+		// setup's tokens' hour.
+		acme := func() string {
+			return h.Token(auth.Principal{Subject: "u-acme", OrganizationID: "acme", Email: "u-acme@example.com",
+				Scopes: auth.NewScopeSet(auth.OnboardingRead, auth.OnboardingWrite)})
+		}
+		epc := e.contact(t, "Erika Muster", "erika@epc.example", "epc")
+		links := "/v1/onboardings/" + e.ob + "/access-links"
+		one := links + "/" + h.Do("POST", links, e.acme, map[string]any{"contact_id": epc, "role": "epc"}).Expect(t, 201, "").Map(t)["link_id"].(string)
+
+		// The issue was the first send: of 8 racing resends, 4 pass.
+		var passed, limited atomic.Int32
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				r := h.Do("POST", one+"/resend", e.acme, nil)
+				switch {
+				case r.Status == 200:
+					passed.Add(1)
+				case r.Status == 429 && r.Header.Get("Retry-After") == "3600":
+					limited.Add(1)
+				default:
+					t.Errorf("racing resend: %d %s %v", r.Status, r.Body, r.Header)
+				}
+			})
+		}
+		wg.Wait()
+		if passed.Load() != contacts.MaxSendsPerHour-1 || limited.Load() != 9-contacts.MaxSendsPerHour {
+			t.Fatalf("%d racing resends passed and %d were limited, want %d and %d", passed.Load(), limited.Load(),
+				contacts.MaxSendsPerHour-1, 9-contacts.MaxSendsPerHour)
+		}
+
+		// Platform time records, security time limits.
+		h.Clock.Advance(24 * time.Hour)
+		h.Do("POST", one+"/resend", e.acme, nil).Expect(t, 429, "resend_rate_limited")
+		h.Security.Advance(59*time.Minute + 30*time.Second)
+		if r := h.Do("POST", one+"/resend", acme(), nil).Expect(t, 429, "resend_rate_limited"); r.Header.Get("Retry-After") != "30" {
+			t.Fatalf("Retry-After %q half a minute before the hour", r.Header.Get("Retry-After"))
+		}
+		// Retry-After rounds up: a request sent after it is not refused.
+		h.Security.Advance(28*time.Second + 600*time.Millisecond)
+		if r := h.Do("POST", one+"/resend", acme(), nil).Expect(t, 429, "resend_rate_limited"); r.Header.Get("Retry-After") != "2" {
+			t.Fatalf("Retry-After %q 1.4 s before the hour", r.Header.Get("Retry-After"))
+		}
+		h.Security.Advance(1400 * time.Millisecond)
+		if got := h.Do("POST", one+"/resend", acme(), nil).Expect(t, 200, "").Map(t); got["send_count"] != float64(contacts.MaxSendsPerHour+1) {
+			t.Fatalf("resent an hour later %v", got)
 		}
 	})
 }

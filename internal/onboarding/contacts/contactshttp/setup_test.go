@@ -129,7 +129,7 @@ func setup(t *testing.T, b store.Backend) env {
 		Organizations: b.Directory(), ConsoleURL: "https://console.example"})
 	core.SetNotifier(mailer)
 	svc := contacts.NewService(contacts.Deps{Store: b.OnboardingContacts(), Core: core, Users: b.Directory(), Branding: brand,
-		Mailer: mailer, Deliveries: b.Events(), WireBranding: brandinghttp.Wire})
+		Mailer: mailer, Deliveries: b.Events(), WireBranding: brandinghttp.Wire, Security: h.Security})
 	m := magic.NewService(b.OnboardingMagic(), svc, h.Tokens, h.Clock, h.Security)
 	svc.Install(m)
 	contactshttp.Register(h.Server, svc, h.Security)

@@ -270,7 +270,7 @@ func (h handler) run(ctx context.Context, c caller, in *IDPath) (*testOut, error
 	if errors.As(err, &soon) {
 		p := httpapi.NewProblem(http.StatusTooManyRequests, soon.Error())
 		p.Code = dplsvc.CodeTestTooSoon
-		p.GetHeaders().Set("Retry-After", strconv.Itoa(int(soon.RetryAfter.Seconds()+0.999)))
+		p.GetHeaders().Set("Retry-After", strconv.Itoa(soon.Seconds()))
 		return nil, p
 	}
 	if err != nil {

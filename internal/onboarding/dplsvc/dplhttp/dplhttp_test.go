@@ -88,7 +88,7 @@ func setupWith(t *testing.T, b store.Backend, rec dplsvc.Latest) env {
 		from = rec
 	}
 	svc := dplsvc.New(dplsvc.Deps{Onboarding: ob, Store: b.OnboardingDPL(), Assets: registry, Latest: from,
-		Adapters: []assets.AdapterName{assets.AdapterSimulator}, Clock: h.Clock})
+		Adapters: []assets.AdapterName{assets.AdapterSimulator}, Clock: h.Clock, Security: h.Security})
 	dplhttp.Register(h.Server, ob, svc)
 	user := func(org string, scopes ...auth.Scope) string {
 		return h.Token(auth.Principal{Subject: "u-" + org, OrganizationID: org, Email: org + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
@@ -342,10 +342,23 @@ func TestCommunicationTest(t *testing.T) {
 			t.Fatal("the comm-test gate was not touched")
 		}
 		r := h.Do("POST", tests, e.acme, nil).Expect(t, 429, "test_rate_limited")
-		if r.Header.Get("Retry-After") == "" {
-			t.Fatal("no Retry-After")
+		if r.Header.Get("Retry-After") != "60" {
+			t.Fatalf("Retry-After %q", r.Header.Get("Retry-After"))
 		}
+		// The minute is real time: a platform minute (a tenth of a real
+		// second on a demo clock at 600x) does not lift the limit.
 		h.Clock.Advance(time.Minute)
+		h.Do("POST", tests, e.acme, nil).Expect(t, 429, "test_rate_limited")
+		h.Security.Advance(45 * time.Second)
+		if r := h.Do("POST", tests, e.acme, nil).Expect(t, 429, "test_rate_limited"); r.Header.Get("Retry-After") != "15" {
+			t.Fatalf("Retry-After %q after 45 s", r.Header.Get("Retry-After"))
+		}
+		// Retry-After rounds up, to at least a second.
+		h.Security.Advance(15*time.Second - time.Microsecond)
+		if r := h.Do("POST", tests, e.acme, nil).Expect(t, 429, "test_rate_limited"); r.Header.Get("Retry-After") != "1" {
+			t.Fatalf("Retry-After %q a microsecond before", r.Header.Get("Retry-After"))
+		}
+		h.Security.Advance(time.Microsecond)
 		e.tel.snap["bess-1"] = telemetry.Snapshot{AssetID: "bess-1", Measurements: measurements(h.Clock.Now().Add(-time.Second))}
 		passed := h.Do("POST", tests, e.acme, nil).Expect(t, 201, "").Map(t)
 		if passed["status"] != "passed" || passed["connected"] != true {
@@ -365,6 +378,7 @@ func TestCommunicationTest(t *testing.T) {
 		}
 		// A missing point fails the next test (task side, as the EMS provider).
 		h.Clock.Advance(time.Minute)
+		h.Security.Advance(time.Minute)
 		m := measurements(h.Clock.Now())
 		m.Frequency = math.NaN()
 		e.tel.snap["bess-1"] = telemetry.Snapshot{AssetID: "bess-1", Measurements: m}
@@ -454,6 +468,7 @@ func TestCommunicationTestSimulator(t *testing.T) {
 			t.Fatalf("simulator: %v", passed)
 		}
 		h.Clock.Advance(time.Minute)
+		h.Security.Advance(time.Minute)
 		record(func(m *telemetry.Measurements) { m.Frequency = math.NaN() })
 		failed := h.Do("POST", tests, e.acme, nil).Expect(t, 201, "").Map(t)
 		points := failed["points"].([]any)
@@ -469,27 +484,54 @@ func TestCommunicationTestSimulator(t *testing.T) {
 	})
 }
 
-// TestRunningTest: a stored running test holds the next one back until it
-// is abandoned; the minute between tests counts from its start.
+// TestRunningTest: a test another instance stored running holds the next
+// one back until it is abandoned, 2*TestTimeout of security time after its
+// start (its read times out in real time); the minute between tests counts
+// from its start too. A running test without a mark (started before the
+// marks) is abandoned.
 func TestRunningTest(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		ctx := context.Background()
 		e := setup(t, b)
 		h := e.h
 		h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.acme, fullList[0]).Expect(t, 201, "")
-		running := dplsvc.Test{ID: "0194c1a3-1111-7222-8333-444455556666", OnboardingID: e.onboardingID, Status: dplsvc.TestRunning,
-			StartedAt: h.Clock.Now().UTC().Truncate(time.Microsecond), StartedBy: "elsewhere"}
-		if err := b.OnboardingDPL().InsertTest(context.Background(), "acme", running); err != nil {
-			t.Fatal(err)
+		// elsewhere stores a running test as Run does: the row and its mark.
+		elsewhere := func(id string, mark bool) {
+			t.Helper()
+			if err := b.OnboardingDPL().InsertTest(ctx, "acme", dplsvc.Test{ID: id, OnboardingID: e.onboardingID, Status: dplsvc.TestRunning,
+				StartedAt: h.Clock.Now(), StartedBy: "elsewhere"}); err != nil {
+				t.Fatal(err)
+			}
+			if !mark {
+				return
+			}
+			if err := b.Onboardings().AddRateMark(ctx, onboarding.RateMark{OrganizationID: "acme", OnboardingID: e.onboardingID,
+				Kind: dplsvc.TestLimit.Kind, Subject: e.onboardingID, At: h.Security.Now()}, h.Security.Now().Add(-onboarding.RateWindow)); err != nil {
+				t.Fatal(err)
+			}
 		}
+		running := "0194c1a3-1111-7222-8333-444455556666"
+		elsewhere(running, true)
 		tests := "/v1/onboardings/" + e.onboardingID + "/communication-tests"
 		h.Do("POST", tests, e.acme, nil).Expect(t, 409, "test_running")
 		h.Clock.Advance(dplsvc.TestTimeout*2 + time.Second)
+		h.Do("POST", tests, e.acme, nil).Expect(t, 409, "test_running")
+		h.Security.Advance(dplsvc.TestTimeout*2 + time.Second)
 		h.Do("POST", tests, e.acme, nil).Expect(t, 429, "test_rate_limited")
-		h.Clock.Advance(time.Minute)
+		h.Security.Advance(dplsvc.TestInterval - dplsvc.TestTimeout*2 - time.Second)
 		h.Do("POST", tests, e.acme, nil).Expect(t, 201, "")
-		old := h.Do("GET", tests+"/"+running.ID, e.acmeRO, nil).Expect(t, 200, "").Map(t)
+		old := h.Do("GET", tests+"/"+running, e.acmeRO, nil).Expect(t, 200, "").Map(t)
 		if old["status"] != "failed" || old["finished_at"] == nil {
 			t.Fatalf("abandoned test %v", old)
+		}
+
+		h.Clock.Advance(time.Second)
+		h.Security.Advance(dplsvc.TestInterval)
+		unmarked := "0194c1a3-1111-7222-8333-444455556667"
+		elsewhere(unmarked, false)
+		h.Do("POST", tests, e.acme, nil).Expect(t, 201, "")
+		if old := h.Do("GET", tests+"/"+unmarked, e.acmeRO, nil).Expect(t, 200, "").Map(t); old["status"] != "failed" {
+			t.Fatalf("unmarked running test %v", old)
 		}
 	})
 }

@@ -59,7 +59,8 @@ func TestReminders(t *testing.T) {
 	}
 	core := onboarding.NewService(b.Onboardings(), registry, h.Clock)
 	m := &mail{}
-	svc := reminders.NewService(reminders.Deps{Core: core, Store: b.OnboardingReminders(), Recipients: owners{}, Sender: m, Clock: h.Clock})
+	svc := reminders.NewService(reminders.Deps{Core: core, Store: b.OnboardingReminders(), Recipients: owners{}, Sender: m, Clock: h.Clock,
+		Security: h.Security})
 	remindershttp.Register(h.Server, svc)
 	ob, err := core.Create(ctx, platformActor, onboarding.CreateRequest{AssetID: "bess-1",
 		GateOverrides: map[string]onboarding.GateOverride{"fc_installation": {Waived: true, Note: "done"}}})
@@ -69,11 +70,17 @@ func TestReminders(t *testing.T) {
 	user := func(org string, scopes ...auth.Scope) string {
 		return h.Token(auth.Principal{Subject: "u-" + org, OrganizationID: org, Email: org + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
 	}
-	platform := user(auth.PlatformOrganization, auth.OnboardingRead, auth.OnboardingWrite)
-	acme := user("acme", auth.OnboardingRead, auth.OnboardingWrite)
-	acmeRO := user("acme", auth.OnboardingRead)
-	beta := user("beta", auth.OnboardingRead, auth.OnboardingWrite)
-	none := user("acme", auth.AssetRead)
+	var platform, acme, acmeRO, beta, none string
+	// mint mints the callers' tokens, again after the security clock moved
+	// past their hour.
+	mint := func() {
+		platform = user(auth.PlatformOrganization, auth.OnboardingRead, auth.OnboardingWrite)
+		acme = user("acme", auth.OnboardingRead, auth.OnboardingWrite)
+		acmeRO = user("acme", auth.OnboardingRead)
+		beta = user("beta", auth.OnboardingRead, auth.OnboardingWrite)
+		none = user("acme", auth.AssetRead)
+	}
+	mint()
 	base := "/v1/onboardings/" + ob.ID
 	rfi, dpl, installation := ob.Gates[0].ID, ob.Gates[1].ID, ob.Gates[2].ID
 
@@ -102,7 +109,17 @@ func TestReminders(t *testing.T) {
 	if limited.Header.Get("Retry-After") != "3600" {
 		t.Fatalf("Retry-After %q", limited.Header.Get("Retry-After"))
 	}
+	// The hour is real time: a platform hour (six real seconds on a demo
+	// clock at 600x) does not lift the limit, the security clock's does.
 	h.Clock.Advance(time.Hour)
+	h.Do("POST", base+"/gates/"+rfi+"/remind", platform, nil).Expect(t, 429, "reminder_rate_limited")
+	h.Security.Advance(20 * time.Minute)
+	limited = h.Do("POST", base+"/gates/"+rfi+"/remind", platform, nil).Expect(t, 429, "reminder_rate_limited")
+	if limited.Header.Get("Retry-After") != "2400" {
+		t.Fatalf("Retry-After %q after 20 minutes", limited.Header.Get("Retry-After"))
+	}
+	h.Security.Advance(40 * time.Minute)
+	mint()
 	h.Do("POST", base+"/gates/"+rfi+"/remind", platform, nil).Expect(t, 202, "")
 	h.Do("POST", base+"/gates/"+dpl+"/remind", platform, nil).Expect(t, 422, "no_recipients")
 	h.Do("POST", base+"/gates/"+installation+"/remind", platform, nil).Expect(t, 409, "gate_done")
@@ -148,7 +165,8 @@ func TestReminders(t *testing.T) {
 	if _, err := core.Cancel(ctx, platformActor, ob.ID, "sold"); err != nil {
 		t.Fatal(err)
 	}
-	h.Clock.Advance(time.Hour)
+	h.Security.Advance(time.Hour)
+	mint()
 	h.Do("POST", base+"/gates/"+rfi+"/remind", platform, nil).Expect(t, 409, "onboarding_closed")
 	h.Do("PUT", base+"/reminder-policy", acme, map[string]any{"days_before": []int{}, "overdue_every_days": 1, "max_overdue_reminders": 0, "enabled": false}).
 		Expect(t, 409, "onboarding_closed")
