@@ -23,16 +23,16 @@ import (
 // the current one second, so that the URLs in flight (at most 15 minutes)
 // keep working; the key before is dropped and its URLs stop verifying.
 const (
-	// MaxKeys is how many keys the file may hold: the signing key and the
+	// maxKeys is how many keys the file may hold: the signing key and the
 	// previous one.
-	MaxKeys = 2
+	maxKeys = 2
 	// KeyCheckEvery is how often a store looks at the key file (one stat;
 	// a read only when it changed): instances sharing the data directory
 	// sign and verify with the same keys within that long of a rotation,
 	// and no request reads the file.
 	KeyCheckEvery = time.Second
 	keyBytes      = 32
-	// maxKeyFileSize is far above MaxKeys lines: a larger file is not a key
+	// maxKeyFileSize is far above maxKeys lines: a larger file is not a key
 	// file and is not read whole.
 	maxKeyFileSize = 4 << 10
 )
@@ -173,8 +173,8 @@ func parseKeys(file string, raw []byte) ([][]byte, error) {
 	switch {
 	case len(keys) == 0:
 		return nil, fmt.Errorf("objstore: %s holds no key (delete it to have a new one created at start)", file)
-	case len(keys) > MaxKeys:
-		return nil, fmt.Errorf("objstore: %s holds %d keys; at most %d (the signing key, then the previous one)", file, len(keys), MaxKeys)
+	case len(keys) > maxKeys:
+		return nil, fmt.Errorf("objstore: %s holds %d keys; at most %d (the signing key, then the previous one)", file, len(keys), maxKeys)
 	}
 	return keys, nil
 }
@@ -238,7 +238,7 @@ func RotateKey(dataDir string) error {
 	if err != nil {
 		return err
 	}
-	return replaceKeyFile(file, [][]byte{newKey(), keys[0]})
+	return replaceKeyFile(file, append([][]byte{newKey()}, keys[:maxKeys-1]...))
 }
 
 // replaceKeyFile writes keys to a temporary file next to file, syncs it,
