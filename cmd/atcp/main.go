@@ -3,6 +3,7 @@
 //	atcp [serve] [flags]              serve the API (the default)
 //	atcp migrate [flags]              apply the schema migrations and exit
 //	atcp rotate-signing-key [flags]   add a new token signing key (docs/operations.md)
+//	atcp rotate-object-key [flags]    replace the embedded object store's URL signing key
 //	atcp openapi [flags]              print the OpenAPI document without serving
 //	atcp edge --broker URL --asset ID[,ID...]   run simulated batteries as MQTT edge gateways
 //	atcp version                      print the version
@@ -21,12 +22,14 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"atcp/internal/app"
 	"atcp/internal/auth"
 	"atcp/internal/config"
+	"atcp/internal/objstore/embedded"
 	"atcp/internal/objstore/s3"
 	"atcp/internal/store"
 )
@@ -41,6 +44,8 @@ Usage:
   atcp [serve] [flags]              serve the API (default command)
   atcp migrate [flags]              apply the database schema migrations and exit
   atcp rotate-signing-key [flags]   add a new token signing key; the previous one retires
+  atcp rotate-object-key [flags]    replace the embedded object store's URL signing key;
+                                    the previous one verifies the URLs it signed until they expire
   atcp openapi [flags]              print the OpenAPI document /openapi.json serves, without serving
   atcp edge --broker URL --asset ID[,ID...]
                                     run simulated batteries as MQTT edge gateways (atcp edge --help)
@@ -66,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		return edge(ctx, args, os.LookupEnv, stderr)
-	case "serve", "migrate", "rotate-signing-key", "openapi":
+	case "serve", "migrate", "rotate-signing-key", "rotate-object-key", "openapi":
 	default:
 		fmt.Fprintf(stderr, "unknown command %q\n\n%s", command, usage)
 		return 2
@@ -99,6 +104,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return migrate(ctx, cfg, log)
 	case "rotate-signing-key":
 		return rotateSigningKey(ctx, cfg, log, stdout, rotation)
+	case "rotate-object-key":
+		return rotateObjectKey(cfg, log, stdout)
 	case "openapi":
 		return printOpenAPI(ctx, cfg, log, stdout)
 	}
@@ -220,6 +227,23 @@ func rotateSigningKey(ctx context.Context, cfg config.Config, log *slog.Logger, 
 	}
 	fmt.Fprintf(stdout, "signing key %s is published now and signs from %s; the previous key retires then and verifies until %s\n",
 		k.KeyID, k.ActivatesAt.Format(time.RFC3339), k.ActivatesAt.Add(auth.RetiredKeyLifetime).Format(time.RFC3339))
+	return 0
+}
+
+// rotateObjectKey puts a new URL signing key first in the embedded object
+// store's key file of the data directory the servers use; running servers
+// sign with it within a second (embedded.KeyCheckEvery).
+func rotateObjectKey(cfg config.Config, log *slog.Logger, stdout io.Writer) int {
+	if cfg.ObjectStore != config.ObjectStoreEmbedded {
+		log.Error("the object store is not embedded: S3 signs its URLs with the S3 credentials; rotate those at the S3 service")
+		return 2
+	}
+	if err := embedded.RotateKey(cfg.DataDir); err != nil {
+		log.Error("cannot rotate the object store key", "error", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "rotated the object store key in %s: every server signs with the new key within %s; URLs signed with the previous key verify until they expire (15 minutes at most), those of the key before it no longer do\n",
+		filepath.Join(cfg.DataDir, embedded.KeyFile), embedded.KeyCheckEvery)
 	return 0
 }
 

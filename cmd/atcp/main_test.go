@@ -5,12 +5,16 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"atcp/internal/auth"
+	"atcp/internal/clock"
+	"atcp/internal/objstore/embedded"
 	"atcp/internal/store"
 )
 
@@ -163,5 +167,79 @@ func TestOpenAPICommand(t *testing.T) {
 		if doc.Paths[path] == nil {
 			t.Errorf("%s is not in the document", path)
 		}
+	}
+}
+
+func TestRotateObjectKeyCommand(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, embedded.KeyFile)
+	rotate := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"rotate-object-key", "--data-dir", dir}, args...), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	lines := func() []string {
+		t.Helper()
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Fields(string(raw))
+	}
+
+	// Before a server created the key file: most likely the wrong
+	// directory, so nothing is created.
+	if code, _, errOut := rotate(); code != 1 || !strings.Contains(errOut, "does not exist") {
+		t.Fatalf("rotate without a key file: %d %s", code, errOut)
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Fatal("a refused rotation created the key file")
+	}
+
+	clk := clock.NewManual(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	s, err := embedded.Open(dir, "http://atcp.test", clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	before := lines()
+	code, out, errOut := rotate()
+	if code != 0 || !strings.Contains(out, "rotated the object store key in "+file) {
+		t.Fatalf("rotate: %d %q %s", code, out, errOut)
+	}
+	after := lines()
+	if len(after) != 2 || after[1] != before[0] || after[0] == before[0] {
+		t.Fatalf("after a rotation the file holds %d keys", len(after))
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v %v", fi, err)
+	}
+	if code, out, errOut := rotate(); code != 0 || strings.Contains(out+errOut, after[0]) || strings.Contains(out+errOut, after[1]) {
+		t.Fatalf("second rotation: %d, or it shows a key: %q %s", code, out, errOut)
+	}
+	if again := lines(); len(again) != 2 || again[1] != after[0] {
+		t.Fatalf("after a second rotation the file holds %d keys", len(again))
+	}
+
+	t.Setenv("ATCP_OBJECT_STORE", "s3")
+	t.Setenv("ATCP_S3_ENDPOINT", "https://s3.example")
+	t.Setenv("ATCP_S3_BUCKET", "atcp")
+	if code, _, errOut := rotate(); code != 2 || !strings.Contains(errOut, "not embedded") {
+		t.Fatalf("rotate with s3: %d %s", code, errOut)
+	}
+}
+
+// TestServeRefusesADamagedObjectKey: the server does not start with a
+// key file it cannot read, and says which file and line, not what it holds.
+func TestServeRefusesADamagedObjectKey(t *testing.T) {
+	dir := t.TempDir()
+	damaged := strings.Repeat("ab", 31)
+	if err := os.WriteFile(filepath.Join(dir, embedded.KeyFile), []byte(damaged+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"serve", "--data-dir", dir, "--addr", "127.0.0.1:0", "--demo=false", "--simulate=false"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), embedded.KeyFile+" line 1 is not a 256-bit key") || strings.Contains(stderr.String(), damaged) {
+		t.Fatalf("serve with a damaged key file: %d %s", code, stderr.String())
 	}
 }

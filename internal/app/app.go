@@ -246,7 +246,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, notices io.Wr
 	a.Onboarding = onboarding.NewService(a.Store.Onboardings(), a.Assets, a.Clock)
 	// While a workflow is in progress it alone moves its asset's status.
 	a.Assets.SetStatusOwner(a.Onboarding)
-	a.Documents = documents.NewService(a.Store.OnboardingDocuments(), a.Onboarding, a.Objects, a.Clock, a.Security)
+	a.Documents = documents.NewService(a.Store.OnboardingDocuments(), a.Onboarding, a.Objects, a.Clock, a.Security,
+		documents.WithDeletedRetention(cfg.ObjectRetention))
 	a.Portfolio = portfolio.NewService(a.Store.CoverSteps(), a.Assets, a.Clock)
 	a.AFRRReports = afrrreport.NewService(a.Store.AFRRDispatchEvents(), a.Assets, a.Store.Bids(), a.Clock)
 

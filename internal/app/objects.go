@@ -12,7 +12,8 @@ import (
 // openObjects opens the object store of uploaded files
 // (docs/onboarding.md section 6). The embedded one also serves its
 // presigned URLs on the server's mux, outside /v1 and the OpenAPI
-// document; its URLs expire on the security clock.
+// document; its URLs expire on the security clock, and it follows the
+// rotations of its key file (atcp rotate-object-key) without a restart.
 func (a *App) openObjects() (objstore.Store, error) {
 	if a.Config.ObjectStore == config.ObjectStoreS3 {
 		s, err := s3.New(a.Config.S3, a.Security)
@@ -21,7 +22,7 @@ func (a *App) openObjects() (objstore.Store, error) {
 		}
 		return s, nil
 	}
-	s, err := embedded.Open(a.Config.DataDir, a.baseURL, a.Security)
+	s, err := embedded.Open(a.Config.DataDir, a.baseURL, a.Security, embedded.WithKeyLog(a.Log))
 	if err != nil {
 		return nil, fmt.Errorf("object store: %w", err)
 	}

@@ -21,8 +21,15 @@ import (
 	"atcp/internal/alarms/narrator"
 	"atcp/internal/events/mail"
 	"atcp/internal/objstore/s3"
+	"atcp/internal/onboarding/documents"
 	"atcp/internal/settlement"
 )
+
+// day is a day of ATCP_OBJECT_RETENTION_DAYS: 24 hours of platform time.
+const day = 24 * time.Hour
+
+// maxObjectRetentionDays bounds ATCP_OBJECT_RETENTION_DAYS at ten years.
+const maxObjectRetentionDays = 3650
 
 // Config holds every setting.
 type Config struct {
@@ -87,6 +94,10 @@ type Config struct {
 	// ObjectStoreS3 with S3. S3.SecretKey is a secret.
 	ObjectStore string
 	S3          s3.Config
+	// ObjectRetention is how long (platform time, whole days) the object
+	// of a deleted onboarding document is kept before the housekeeping
+	// removes it (docs/onboarding.md section 6).
+	ObjectRetention time.Duration
 }
 
 // The object store backends of ATCP_OBJECT_STORE.
@@ -142,6 +153,8 @@ var settings = []setting{
 	{"s3-access-key", "ATCP_S3_ACCESS_KEY", "", "access key id atcp signs S3 requests with"},
 	{"s3-secret-key", "ATCP_S3_SECRET_KEY", "", "secret access key atcp signs S3 requests with (prefer the variable: flags show in the process list)"},
 	{"s3-path-style", "ATCP_S3_PATH_STYLE", "false", "address the bucket as host/bucket instead of bucket.host (MinIO and most self-hosted services)"},
+	{"object-retention-days", "ATCP_OBJECT_RETENTION_DAYS", strconv.Itoa(int(documents.DefaultDeletedRetention / day)),
+		"days (platform time) the files of deleted onboarding documents are kept before they are removed, 1 to 3650"},
 	{"settlement-final-lag", "ATCP_SETTLEMENT_FINAL_LAG", settlement.DefaultFinalLag.String(), "how long after publication (00:00 Europe/Berlin the day after delivery) settlement figures become FINAL: months M, days d, hours h, such as 1M, 10d, 6h or 1M9d"},
 }
 
@@ -264,6 +277,11 @@ func Parse(name string, args []string, lookupEnv func(string) (string, bool), ou
 		errList = append(errList, fmt.Errorf("s3-path-style: %q is not a boolean", get("s3-path-style")))
 	}
 	errList = append(errList, checkObjectStore(c)...)
+	if days, err := strconv.Atoi(get("object-retention-days")); err != nil || days < 1 || days > maxObjectRetentionDays {
+		errList = append(errList, fmt.Errorf("object-retention-days: %q must be a whole number of days from 1 to %d", get("object-retention-days"), maxObjectRetentionDays))
+	} else {
+		c.ObjectRetention = time.Duration(days) * day
+	}
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		errList = append(errList, fmt.Errorf("base-url: %q must start with http:// or https://", c.BaseURL))
 	}

@@ -257,3 +257,30 @@ func TestObjectStoreSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestObjectRetentionDays(t *testing.T) {
+	c, err := Parse("serve", nil, env(nil), io.Discard)
+	if err != nil || c.ObjectRetention != 30*24*time.Hour {
+		t.Fatalf("default: %v %v", c.ObjectRetention, err)
+	}
+	for _, ok := range []struct {
+		args []string
+		vars map[string]string
+		want time.Duration
+	}{
+		{nil, map[string]string{"ATCP_OBJECT_RETENTION_DAYS": "7"}, 7 * 24 * time.Hour},
+		{nil, map[string]string{"ATCP_OBJECT_RETENTION_DAYS": "1"}, 24 * time.Hour},
+		{[]string{"--object-retention-days", "3650"}, map[string]string{"ATCP_OBJECT_RETENTION_DAYS": "7"}, 3650 * 24 * time.Hour},
+	} {
+		c, err := Parse("serve", ok.args, env(ok.vars), io.Discard)
+		if err != nil || c.ObjectRetention != ok.want {
+			t.Errorf("%v %v: %v %v, want %v", ok.args, ok.vars, c.ObjectRetention, err, ok.want)
+		}
+	}
+	for _, bad := range []string{"0", "-1", "3651", "7.5", "7d", "ten", ""} {
+		_, err := Parse("serve", nil, env(map[string]string{"ATCP_OBJECT_RETENTION_DAYS": bad}), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "object-retention-days") || !strings.Contains(err.Error(), "from 1 to 3650") {
+			t.Errorf("%q accepted: %v", bad, err)
+		}
+	}
+}

@@ -4,7 +4,8 @@
 // /openapi.json). A URL is signed with HMAC-SHA256 under a 256-bit key kept
 // next to the objects (objstore.key), so every instance that can see the
 // objects (the same data directory) also verifies their URLs; instances
-// with separate data directories need the s3 backend.
+// with separate data directories need the s3 backend. RotateKey replaces
+// the key without a restart; the previous key verifies for a while.
 package embedded
 
 import (
@@ -18,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -34,28 +36,46 @@ import (
 // RoutePrefix is where the presigned URLs point, under the base URL.
 const RoutePrefix = "/objects/"
 
-// KeyFile is the name of the signing key's file in the data directory.
+// KeyFile is the name of the signing keys' file in the data directory.
 const KeyFile = "objstore.key"
 
 // Store keeps objects in a directory; its Handler serves the presigned URLs.
 type Store struct {
 	root    *os.Root
-	sigKey  []byte
+	keys    *keyring
 	baseURL string
 	clock   clock.Clock // the security clock: URL expiry
 }
 
 var _ objstore.Store = (*Store)(nil)
 
+// Option configures Open.
+type Option func(*options)
+
+type options struct{ log *slog.Logger }
+
+// WithKeyLog sets the logger of the signing keys' reloads and of a key
+// file that cannot be reloaded (discarded by default). Key material is
+// never logged.
+func WithKeyLog(l *slog.Logger) Option {
+	return func(o *options) { o.log = l }
+}
+
 // Open opens (creating them if needed) the objects directory
-// <dataDir>/objects and the signing key <dataDir>/objstore.key. baseURL is
-// the server's public URL; clk is the security clock.
-func Open(dataDir, baseURL string, clk clock.Clock) (*Store, error) {
+// <dataDir>/objects and the signing keys <dataDir>/objstore.key (one key
+// written on first use; RotateKey adds the next). A damaged key file is an
+// error naming the file and the line. baseURL is the server's public URL;
+// clk is the security clock.
+func Open(dataDir, baseURL string, clk clock.Clock, opts ...Option) (*Store, error) {
+	o := options{log: slog.New(slog.DiscardHandler)}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	dir := filepath.Join(dataDir, "objects")
 	if err := os.MkdirAll(filepath.Join(dir, tmpDir), 0o700); err != nil {
 		return nil, fmt.Errorf("objstore: %w", err)
 	}
-	key, err := loadKey(filepath.Join(dataDir, KeyFile))
+	keys, err := openKeyring(filepath.Join(dataDir, KeyFile), clk, o.log)
 	if err != nil {
 		return nil, err
 	}
@@ -65,51 +85,11 @@ func Open(dataDir, baseURL string, clk clock.Clock) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("objstore: %w", err)
 	}
-	return &Store{root: root, sigKey: key, baseURL: baseURL, clock: clk}, nil
+	return &Store{root: root, keys: keys, baseURL: baseURL, clock: clk}, nil
 }
 
 // Close releases the directory.
 func (s *Store) Close() error { return s.root.Close() }
-
-// loadKey reads the 32-byte signing key (hex) from file, creating it with
-// mode 0600 on first use.
-func loadKey(file string) ([]byte, error) {
-	raw, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		key := make([]byte, 32)
-		rand.Read(key)
-		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			return loadKey(file) // another instance created it first
-		}
-		if err != nil {
-			return nil, fmt.Errorf("objstore: create the signing key: %w", err)
-		}
-		_, err = f.WriteString(hex.EncodeToString(key) + "\n")
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, fmt.Errorf("objstore: write the signing key: %w", err)
-		}
-		return key, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("objstore: read the signing key: %w", err)
-	}
-	key, err := hex.DecodeString(string(trimNewline(raw)))
-	if err != nil || len(key) != 32 {
-		return nil, fmt.Errorf("objstore: %s does not hold a 32-byte hex key", file)
-	}
-	return key, nil
-}
-
-func trimNewline(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
 
 // tmpDir holds uploads in progress; its name is not a valid key segment
 // start for generated keys, and a rename from it is atomic (same directory
@@ -120,8 +100,8 @@ const tmpDir = ".tmp"
 // by the method are empty. The newlines keep the fields apart: a key holds
 // none, and the other fields are numbers, a media type and a filename that
 // the signer escapes.
-func (s *Store) signature(method, key string, exp int64, contentType string, size int64, filename string) []byte {
-	m := hmac.New(sha256.New, s.sigKey)
+func signature(sigKey []byte, method, key string, exp int64, contentType string, size int64, filename string) []byte {
+	m := hmac.New(sha256.New, sigKey)
 	fmt.Fprintf(m, "atcp-objstore-v1\n%s\n%s\n%d\n%q\n%d\n%q", method, key, exp, contentType, size, filename)
 	return m.Sum(nil)
 }
@@ -130,7 +110,8 @@ func (s *Store) presign(method, key string, ttl time.Duration, q url.Values, con
 	expires := s.clock.Now().Add(ttl).Truncate(time.Second)
 	exp := expires.Unix()
 	q.Set("exp", strconv.FormatInt(exp, 10))
-	q.Set("sig", base64.RawURLEncoding.EncodeToString(s.signature(method, key, exp, contentType, size, filename)))
+	sigKey := s.keys.current()[0]
+	q.Set("sig", base64.RawURLEncoding.EncodeToString(signature(sigKey, method, key, exp, contentType, size, filename)))
 	return objstore.Presigned{
 		URL: s.baseURL + RoutePrefix + key + "?" + q.Encode(), Method: method, Headers: http.Header{}, Expires: expires,
 	}
@@ -291,11 +272,15 @@ func (s *Store) verify(r *http.Request, key, contentType string, size int64, fil
 		return false
 	}
 	// Constant time: the comparison must not tell a forger how many bytes
-	// of a guessed signature are right.
-	if !hmac.Equal(sig, s.signature(r.Method, key, exp, contentType, size, filename)) {
-		return false
+	// of a guessed signature are right. Every key is tried, the previous
+	// one too: its URLs verify until they expire.
+	valid := false
+	for _, k := range s.keys.current() {
+		if hmac.Equal(sig, signature(k, r.Method, key, exp, contentType, size, filename)) {
+			valid = true
+		}
 	}
-	return s.clock.Now().Before(time.Unix(exp, 0))
+	return valid && s.clock.Now().Before(time.Unix(exp, 0))
 }
 
 func refuse(w http.ResponseWriter, r *http.Request) {

@@ -25,13 +25,13 @@ type fixture struct {
 	dir   string
 }
 
-func newFixture(t *testing.T) fixture {
+func newFixture(t *testing.T, opts ...embedded.Option) fixture {
 	t.Helper()
 	f := fixture{clock: clock.NewManual(time.Date(2026, 3, 29, 0, 30, 0, 0, time.UTC)), dir: t.TempDir()}
 	mux := http.NewServeMux()
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)
-	s, err := embedded.Open(f.dir, f.srv.URL, f.clock)
+	s, err := embedded.Open(f.dir, f.srv.URL, f.clock, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

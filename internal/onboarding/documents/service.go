@@ -16,12 +16,15 @@ import (
 	"atcp/internal/onboarding"
 )
 
-// Retention of objects (docs/onboarding.md 6): a deleted document's object
-// is kept this long (platform time) for a mistaken deletion, a pending or
-// discarded upload's a day after its presign.
+// Retention of objects (docs/onboarding.md 6), platform time. A deleted
+// document's object is kept DefaultDeletedRetention for a mistaken
+// deletion unless WithDeletedRetention (ATCP_OBJECT_RETENTION_DAYS) says
+// otherwise. A pending or discarded upload's is kept a day after its
+// presign: a constant, since it only has to outlast the upload URL
+// (UploadTTL) and FinalizeGrace, and nothing else refers to the object.
 const (
-	DeletedRetention = 30 * 24 * time.Hour
-	PendingRetention = 24 * time.Hour
+	DefaultDeletedRetention = 30 * 24 * time.Hour
+	PendingRetention        = 24 * time.Hour
 )
 
 // FinalizeGrace is how long after its upload URL expired a pending upload
@@ -33,17 +36,30 @@ const FinalizeGrace = time.Hour
 // through onboarding.Service.Mutate (visibility, closed workflows, the
 // workflow's lock) and writes its audit entry there.
 type Service struct {
-	store   Store
-	ob      *onboarding.Service
-	objects objstore.Store
-	clk     clock.Clock // platform time: records
-	sec     clock.Clock // security time: presigned URLs
+	store            Store
+	ob               *onboarding.Service
+	objects          objstore.Store
+	clk              clock.Clock // platform time: records
+	sec              clock.Clock // security time: presigned URLs
+	deletedRetention time.Duration
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithDeletedRetention keeps a deleted document's object d (platform time)
+// instead of DefaultDeletedRetention.
+func WithDeletedRetention(d time.Duration) Option {
+	return func(s *Service) { s.deletedRetention = d }
 }
 
 // NewService returns the documents service and registers its "documents"
 // requirement and its cancel hook (pending uploads dropped) on ob.
-func NewService(store Store, ob *onboarding.Service, objects objstore.Store, clk, security clock.Clock) *Service {
-	s := &Service{store: store, ob: ob, objects: objects, clk: clk, sec: security}
+func NewService(store Store, ob *onboarding.Service, objects objstore.Store, clk, security clock.Clock, opts ...Option) *Service {
+	s := &Service{store: store, ob: ob, objects: objects, clk: clk, sec: security, deletedRetention: DefaultDeletedRetention}
+	for _, o := range opts {
+		o(s)
+	}
 	ob.AddRequirement(onboarding.RequireDocuments, s.unmet)
 	ob.AddOnCancel(s.discardPending)
 	return s
@@ -412,7 +428,7 @@ func (s *Service) download(ctx context.Context, ob onboarding.Onboarding, sc sco
 
 // Delete soft-deletes any document of a workflow the manager actor sees
 // (#52): it no longer appears or gets download URLs; its object is
-// removed after DeletedRetention.
+// removed after the deleted retention.
 func (s *Service) Delete(ctx context.Context, actor onboarding.Actor, onboardingID, documentID string) error {
 	return s.delete(ctx, actor, onboardingID, scope{}, documentID)
 }
@@ -551,15 +567,15 @@ func (s *Service) discardPending(ctx context.Context, ob onboarding.Onboarding) 
 }
 
 // Housekeep removes the objects due for removal at due (platform time):
-// those of documents deleted DeletedRetention before, and of pending or
-// discarded uploads presigned PendingRetention before whose URL has
-// expired; the rows stay, with object_removed_at. It returns how many it
-// removed.
+// those of documents deleted longer ago than the deleted retention, and of
+// pending or discarded uploads presigned PendingRetention before whose URL
+// has expired; the rows stay, with object_removed_at. It returns how many
+// it removed.
 func (s *Service) Housekeep(ctx context.Context, due time.Time) (int, error) {
 	const batch = 100
 	n := 0
 	for {
-		docs, err := s.store.Removable(ctx, due.Add(-DeletedRetention), due.Add(-PendingRetention), s.sec.Now(), batch)
+		docs, err := s.store.Removable(ctx, due.Add(-s.deletedRetention), due.Add(-PendingRetention), s.sec.Now(), batch)
 		if err != nil || len(docs) == 0 {
 			return n, err
 		}

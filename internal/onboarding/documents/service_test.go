@@ -25,7 +25,7 @@ var platform = onboarding.Actor{Kind: onboarding.ActorUser, ID: "u-p", Name: "Pa
 
 // fixture registers acme's asset bess-1 with a workflow and returns the
 // services, the embedded object store and the clocks.
-func fixture(t *testing.T, b store.Backend) (*documents.Service, *onboarding.Service, onboarding.Onboarding, *embedded.Store, *clock.Manual, *clock.Manual) {
+func fixture(t *testing.T, b store.Backend, opts ...documents.Option) (*documents.Service, *onboarding.Service, onboarding.Onboarding, *embedded.Store, *clock.Manual, *clock.Manual) {
 	t.Helper()
 	ctx := context.Background()
 	clk, sec := clock.NewManual(testkit.Start), clock.NewManual(testkit.SecurityStart)
@@ -45,7 +45,7 @@ func fixture(t *testing.T, b store.Backend) (*documents.Service, *onboarding.Ser
 	}
 	t.Cleanup(func() { objects.Close() })
 	obs := onboarding.NewService(b.Onboardings(), registry, clk)
-	svc := documents.NewService(b.OnboardingDocuments(), obs, objects, clk, sec)
+	svc := documents.NewService(b.OnboardingDocuments(), obs, objects, clk, sec, opts...)
 	ob, err := obs.Create(ctx, platform, onboarding.CreateRequest{AssetID: "bess-1"})
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +155,51 @@ func TestHousekeep(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestHousekeepRetention: the retention of deleted documents' objects is
+// the service's setting (ATCP_OBJECT_RETENTION_DAYS), 30 days by default.
+func TestHousekeepRetention(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		opts    []documents.Option
+		removed bool
+	}{
+		{"default", nil, false},
+		{"7 days", []documents.Option{documents.WithDeletedRetention(7 * 24 * time.Hour)}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+				ctx := context.Background()
+				svc, _, ob, objects, clk, sec := fixture(t, b, c.opts...)
+				pdf := []byte("%PDF-1.7\n%%EOF\n")
+				u, err := svc.Presign(ctx, platform, ob.ID, documents.UploadRequest{DocumentType: "dpl_signed", GateDefinitionID: "fc_dpl",
+					Filename: "a.pdf", ContentType: documents.PDF, SizeBytes: int64(len(pdf))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := objects.Put(ctx, u.Document.ObjectKey, bytes.NewReader(pdf), int64(len(pdf)), documents.PDF); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := svc.Finalize(ctx, platform, ob.ID, u.Document.ID); err != nil {
+					t.Fatal(err)
+				}
+				if err := svc.Delete(ctx, platform, ob.ID, u.Document.ID); err != nil {
+					t.Fatal(err)
+				}
+				clk.Advance(10 * 24 * time.Hour)
+				sec.Advance(10 * 24 * time.Hour)
+				n, err := svc.Housekeep(ctx, clk.Now())
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, statErr := objects.Stat(ctx, u.Document.ObjectKey)
+				if removed := n == 1 && errs.Is(statErr, errs.NotFound); removed != c.removed || n > 1 {
+					t.Fatalf("deleted 10 days ago: %d removed (%v), want removed %v", n, statErr, c.removed)
+				}
+			})
+		})
+	}
 }
 
 // TestCertificateExists: a prequalification result may cite only an
