@@ -16,4 +16,7 @@ const (
 	CodeLinkNotFound errs.Code = "access_link_not_found"
 	// CodeResendRateLimited: the link was sent MaxSendsPerHour times in the last hour (429).
 	CodeResendRateLimited errs.Code = "resend_rate_limited"
+	// CodeContactMailRateLimited: the contact was sent MaxMailsPerContactHour
+	// access-link mails (issues and resends of all its links) in the last hour (429).
+	CodeContactMailRateLimited errs.Code = "contact_mail_rate_limited"
 )

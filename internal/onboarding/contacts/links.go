@@ -24,11 +24,38 @@ const (
 	// MaxSendsPerHour bounds the mails of one link (issue and resends) in
 	// the last hour of the security clock (SendLimit).
 	MaxSendsPerHour = 5
+	// MaxMailsPerContactHour bounds the access-link mails to one contact
+	// (every link's issue and resends) in the last hour of the security
+	// clock (ContactMailLimit): issuing a new link, which revokes the old
+	// one, must not reset the count a recipient is protected by.
+	MaxMailsPerContactHour = 10
 )
 
 // SendLimit counts the mails of a link (subject: the link id) in rate
 // marks on the security clock, which every instance reads.
 var SendLimit = onboarding.RateLimit{Kind: "access_link.send", Max: MaxSendsPerHour, Window: time.Hour}
+
+// ContactMailLimit counts the access-link mails to a contact (subject: the
+// contact id) as SendLimit counts a link's.
+var ContactMailLimit = onboarding.RateLimit{Kind: "access_link.contact_mail", Max: MaxMailsPerContactHour, Window: time.Hour}
+
+// contactMailWait refuses a mail to contactID beyond ContactMailLimit.
+func (s *Service) contactMailWait(ctx context.Context, ob onboarding.Onboarding, contactID string, now time.Time) error {
+	wait, err := s.d.Core.RateWait(ctx, ob, ContactMailLimit, contactID, now)
+	if err != nil || wait == 0 {
+		return err
+	}
+	return &RateLimited{Code: CodeContactMailRateLimited, RetryAfter: wait,
+		Reason: fmt.Sprintf("contact %s was sent %d access-link mails in the last hour", contactID, MaxMailsPerContactHour)}
+}
+
+// markMail records a mail of link l to its contact under both limits.
+func (s *Service) markMail(ctx context.Context, ob onboarding.Onboarding, l magic.Link, now time.Time) error {
+	if err := s.d.Core.MarkRate(ctx, ob, SendLimit.Kind, l.ID, now); err != nil {
+		return err
+	}
+	return s.d.Core.MarkRate(ctx, ob, ContactMailLimit.Kind, l.ContactID, now)
+}
 
 // LinkView is an access link with its contact's name and address and
 // where the mail of its last send stands.
@@ -112,6 +139,10 @@ func (s *Service) IssueLink(ctx context.Context, actor onboarding.Actor, onboard
 			e.Fields = []errs.FieldError{{Location: "body.role", Message: "is not one of the contact's roles " + strings.Join(c.RoleNames(), ", "), Value: r.Role}}
 			return e
 		}
+		now := s.d.Security.Now()
+		if err := s.contactMailWait(ctx, ob, c.ID, now); err != nil {
+			return err
+		}
 		ctx = withActor(ctx, actor)
 		raw, l, err := s.magic.IssueLink(ctx, magic.LinkSpec{OrganizationID: ob.OrganizationID, OnboardingID: ob.ID, ContactID: c.ID,
 			Role: r.Role, Language: r.Language, ExpiresInDays: r.ExpiresInDays, CreatedBy: actor.Name})
@@ -119,7 +150,7 @@ func (s *Service) IssueLink(ctx context.Context, actor onboarding.Actor, onboard
 			return err
 		}
 		// The issue is the new link's first send.
-		if err := s.d.Core.MarkRate(ctx, ob, SendLimit.Kind, l.ID, s.d.Security.Now()); err != nil {
+		if err := s.markMail(ctx, ob, l, now); err != nil {
 			return err
 		}
 		if err := s.d.Mailer.AccessLink(ctx, ob, AccessLinkMail{Contact: c, Link: l, Token: raw, Message: r.Message}); err != nil {
@@ -236,12 +267,17 @@ type ResendRequest struct {
 	ExpiresInDays int
 }
 
-// RateLimited is the refusal of a send beyond MaxSendsPerHour: 429
-// resend_rate_limited, to be retried after RetryAfter.
-type RateLimited struct{ RetryAfter time.Duration }
+// RateLimited is the refusal of a mail beyond MaxSendsPerHour (429
+// resend_rate_limited) or MaxMailsPerContactHour (429
+// contact_mail_rate_limited), to be retried after RetryAfter.
+type RateLimited struct {
+	Code       errs.Code
+	Reason     string
+	RetryAfter time.Duration
+}
 
 func (e *RateLimited) Error() string {
-	return fmt.Sprintf("the link was sent %d times in the last hour; retry in %s", MaxSendsPerHour, e.RetryAfter.Round(time.Second))
+	return fmt.Sprintf("%s; retry in %s", e.Reason, e.RetryAfter.Round(time.Second))
 }
 
 // ResendLink mints a new token for a link and mails it: 409 link_revoked,
@@ -262,7 +298,8 @@ func (s *Service) ResendLink(ctx context.Context, actor onboarding.Actor, onboar
 			return err
 		}
 		if wait > 0 {
-			return &RateLimited{RetryAfter: wait}
+			return &RateLimited{Code: CodeResendRateLimited, RetryAfter: wait,
+				Reason: fmt.Sprintf("the link was sent %d times in the last hour", MaxSendsPerHour)}
 		}
 		c, err := s.d.Store.Contact(ctx, ob.OrganizationID, ob.ID, l.ContactID)
 		if errs.Is(err, errs.NotFound) {
@@ -272,13 +309,16 @@ func (s *Service) ResendLink(ctx context.Context, actor onboarding.Actor, onboar
 		if err != nil {
 			return err
 		}
+		if err := s.contactMailWait(ctx, ob, c.ID, now); err != nil {
+			return err
+		}
 		ctx = withActor(ctx, actor)
 		raw, l, err := s.magic.ResendLink(ctx, ob.OrganizationID, ob.ID, linkID,
 			magic.ResendSpec{Language: r.Language, Rotate: r.Rotate, ExpiresInDays: r.ExpiresInDays})
 		if err != nil {
 			return err
 		}
-		if err := s.d.Core.MarkRate(ctx, ob, SendLimit.Kind, l.ID, now); err != nil {
+		if err := s.markMail(ctx, ob, l, now); err != nil {
 			return err
 		}
 		if err := s.d.Mailer.AccessLink(ctx, ob, AccessLinkMail{Contact: c, Link: l, Token: raw}); err != nil {

@@ -238,7 +238,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		Summary: "Issue an access link",
 		Description: "Creates a link for one contact and one role it holds and enqueues its e-mail (the only place the token appears). " +
 			"The contact's active link for the same role is revoked. 404 contact_not_found; " + notVisible + " " + closed +
-			" 422 role_not_held when the contact does not hold the role; 422 for another invalid member.",
+			" 422 role_not_held when the contact does not hold the role; 422 for another invalid member; " + contactMails,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *issueInput) (*linkOutput, error) {
 		ctx, a, err := actor(ctx, "")
@@ -249,7 +249,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		v, err := svc.IssueLink(ctx, a, in.OnboardingID, contacts.IssueRequest{ContactID: b.ContactID, Role: b.Role, Language: b.Language,
 			ExpiresInDays: b.ExpiresInDays, Message: b.Message})
 		if err != nil {
-			return nil, err
+			return nil, rateLimited(err)
 		}
 		return &linkOutput{Location: "/v1/onboardings/" + v.OnboardingID + "/access-links/" + v.ID, Body: toLink(v, security.Now())}, nil
 	})
@@ -305,7 +305,8 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		Description: "Mints a new token for the same link and mails it (the token is not stored, so the old mail cannot be repeated). " +
 			"Without rotate the previous token keeps working until the link expires; with it, it stops. " +
 			"404 access_link_not_found; " + notVisible + " 409 link_revoked, link_expired (issue a new one); " + closed +
-			" 429 resend_rate_limited (Retry-After) after " + strconv.Itoa(contacts.MaxSendsPerHour) + " sends of the link within an hour of real time.",
+			" 429 resend_rate_limited (Retry-After) after " + strconv.Itoa(contacts.MaxSendsPerHour) + " sends of the link within an hour of real time; " +
+			contactMails,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, write, func(ctx context.Context, in *resendInput) (*httpapi.Output[AccessLink], error) {
 		ctx, a, err := actor(ctx, "")
@@ -317,13 +318,22 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 			r = contacts.ResendRequest{Language: in.Body.Language, Rotate: in.Body.Rotate, ExpiresInDays: in.Body.ExpiresInDays}
 		}
 		v, err := svc.ResendLink(ctx, a, in.OnboardingID, in.LinkID, r)
-		if rl := (*contacts.RateLimited)(nil); errors.As(err, &rl) {
-			p := httpapi.NewProblem(http.StatusTooManyRequests, rl.Error())
-			p.Code = contacts.CodeResendRateLimited
-			return nil, huma.ErrorWithHeaders(p, http.Header{"Retry-After": {strconv.Itoa(max(1, int(math.Ceil(rl.RetryAfter.Seconds()))))}})
-		}
-		return linkOut(v, err)
+		return linkOut(v, rateLimited(err))
 	})
+}
+
+var contactMails = "429 contact_mail_rate_limited (Retry-After) after " + strconv.Itoa(contacts.MaxMailsPerContactHour) +
+	" access-link mails to the contact (issues and resends of all its links) within an hour of real time."
+
+// rateLimited answers a refused mail 429 with its code and Retry-After in
+// whole seconds, rounded up so that a retry then is not refused again.
+func rateLimited(err error) error {
+	if rl := (*contacts.RateLimited)(nil); errors.As(err, &rl) {
+		p := httpapi.NewProblem(http.StatusTooManyRequests, rl.Error())
+		p.Code = rl.Code
+		return huma.ErrorWithHeaders(p, http.Header{"Retry-After": {strconv.Itoa(max(1, int(math.Ceil(rl.RetryAfter.Seconds()))))}})
+	}
+	return err
 }
 
 // cleared is an optional member of a PATCH: nil when absent, "" when null.

@@ -288,3 +288,49 @@ func TestSendLimit(t *testing.T) {
 		}
 	})
 }
+
+// TestContactMailLimit: issuing a new link, which revokes the old one and
+// starts a new link's count, does not reset what protects the recipient:
+// at most MaxMailsPerContactHour access-link mails to one contact an hour,
+// issues and resends of all its links together. Another contact is not
+// held back.
+func TestContactMailLimit(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
+		e := setup(t, b)
+		h := e.h
+		epc := e.contact(t, "Erika Muster", "erika@epc.example", "epc")
+		links := "/v1/onboardings/" + e.ob + "/access-links"
+		issue := func(contact string) *testkit.Response {
+			return h.Do("POST", links, e.acme, map[string]any{"contact_id": contact, "role": "epc"})
+		}
+		var last string
+		for i := range contacts.MaxMailsPerContactHour - 1 {
+			last = issue(epc).Expect(t, 201, "").Map(t)["link_id"].(string)
+			if i == 0 {
+				// A resend counts too.
+				h.Do("POST", links+"/"+last+"/resend", e.acme, nil).Expect(t, 200, "")
+			}
+		}
+		// Nine issues and one resend make the limit.
+		r := issue(epc).Expect(t, 429, "contact_mail_rate_limited")
+		if r.Header.Get("Retry-After") != "3600" {
+			t.Fatalf("Retry-After %q", r.Header.Get("Retry-After"))
+		}
+		// The refused issue left the contact's active link as it was.
+		var list struct {
+			AccessLinks []map[string]any `json:"access_links"`
+		}
+		h.Do("GET", links+"?status=active&contact_id="+epc, e.acme, nil).Expect(t, 200, "").JSON(t, &list)
+		if len(list.AccessLinks) != 1 || list.AccessLinks[0]["link_id"] != last {
+			t.Fatalf("active links after the refused issue: %v", list.AccessLinks)
+		}
+		other := e.contact(t, "Otto", "otto@epc.example", "epc")
+		issue(other).Expect(t, 201, "")
+		h.Clock.Advance(24 * time.Hour)
+		issue(epc).Expect(t, 429, "contact_mail_rate_limited")
+		h.Security.Advance(time.Hour)
+		acme := h.Token(auth.Principal{Subject: "u-acme", OrganizationID: "acme", Email: "u-acme@example.com",
+			Scopes: auth.NewScopeSet(auth.OnboardingRead, auth.OnboardingWrite)})
+		h.Do("POST", links, acme, map[string]any{"contact_id": epc, "role": "epc"}).Expect(t, 201, "")
+	})
+}
