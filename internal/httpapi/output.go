@@ -12,3 +12,13 @@ func NonNil[T any](s []T) []T {
 	}
 	return s
 }
+
+// Map is each item of list in its wire form; never nil, so that the JSON
+// array is never written as null.
+func Map[T, W any](list []T, wire func(T) W) []W {
+	out := make([]W, len(list))
+	for i, v := range list {
+		out[i] = wire(v)
+	}
+	return out
+}

@@ -27,3 +27,23 @@ func TestNonNil(t *testing.T) {
 		t.Error("NonNil copied a non-nil slice")
 	}
 }
+
+func TestMap(t *testing.T) {
+	double := func(n int) int { return 2 * n }
+	for _, tc := range []struct {
+		in   []int
+		want string
+	}{
+		{nil, `[]`},
+		{[]int{}, `[]`},
+		{[]int{1, 2}, `[2,4]`},
+	} {
+		b, err := json.Marshal(Map(tc.in, double))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tc.want {
+			t.Errorf("Map(%#v) = %s, want %s", tc.in, b, tc.want)
+		}
+	}
+}
