@@ -50,14 +50,6 @@ type Option func(*handler)
 // member is null.
 func WithFields(f FieldValues) Option { return func(h *handler) { h.fields = f } }
 
-// Caller is the caller of an onboarding endpoint as an actor, previewRole
-// the X-Onboarding-Preview-Role header ("" on manager endpoints); the
-// returned ctx carries the request id for the audit trail.
-func Caller(ctx context.Context, previewRole string) (context.Context, onboarding.Actor, error) {
-	a, err := onboarding.ActorFrom(httpapi.Principal(ctx), previewRole)
-	return onboarding.WithRequestID(ctx, httpapi.RequestID(ctx)), a, err
-}
-
 // Tags are the OpenAPI tags of every onboarding operation.
 func Tags(s *httpapi.Server) []string {
 	return []string{s.Tag("Onboarding", "Onboarding workflows of assets: templates, gates, their review and the audit trail (docs/onboarding.md).")}
@@ -76,11 +68,30 @@ func (h handler) onboarding(ctx context.Context, ob onboarding.Onboarding, withG
 	}
 	out := toOnboarding(ob, ap, h.clk.Now())
 	if withGates {
-		out.Gates = make([]Gate, len(ob.Gates))
-		for i, g := range ob.Gates {
-			if out.Gates[i], err = h.gate(ctx, ob, g); err != nil {
-				return Onboarding{}, err
-			}
+		if out.Gates, err = h.gates(ctx, ob); err != nil {
+			return Onboarding{}, err
+		}
+	}
+	return out, nil
+}
+
+// detail answers a workflow with its gates once svc answered it, or err;
+// the fields err names are the request body's (a read names none).
+func (h handler) detail(ctx context.Context, ob onboarding.Onboarding, err error) (*httpapi.Output[Onboarding], error) {
+	if err != nil {
+		return nil, errs.Within("body.", err)
+	}
+	body, err := h.onboarding(ctx, ob, true)
+	return &httpapi.Output[Onboarding]{Body: body}, err
+}
+
+// gates renders the gates of ob in order.
+func (h handler) gates(ctx context.Context, ob onboarding.Onboarding) ([]Gate, error) {
+	out := make([]Gate, len(ob.Gates))
+	for i, g := range ob.Gates {
+		var err error
+		if out[i], err = h.gate(ctx, ob, g); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
@@ -103,19 +114,6 @@ func (h handler) gate(ctx context.Context, ob onboarding.Onboarding, g onboardin
 		out.StructuredData = StructuredData(all[g.ID].Fields)
 	}
 	return out, nil
-}
-
-// day parses an optional date member; "" is absent.
-func day(v *errs.Validation, loc, s string) *calendar.Day {
-	if s == "" {
-		return nil
-	}
-	d, err := calendar.ParseDay(s)
-	if err != nil {
-		v.Add(loc, "must be a date YYYY-MM-DD", s)
-		return nil
-	}
-	return &d
 }
 
 // TemplateList is the body of GET /v1/onboarding-templates.
@@ -246,8 +244,7 @@ type listInput struct {
 	IntegrationType string `query:"integration_type" enum:"full_control,monitoring_only"`
 	Overdue         string `query:"overdue" enum:"true,false" doc:"Whether a gate is past its deadline and not passed or waived."`
 	Blocked         string `query:"blocked" enum:"true,false" doc:"Whether a gate is blocked."`
-	Limit           int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
-	Offset          int    `query:"offset" minimum:"0" default:"0"`
+	Page
 }
 
 func boolQuery(s string) *bool {
@@ -309,8 +306,7 @@ type auditInput struct {
 	ActorKind    string    `query:"actor_kind" enum:"user,integration,contact,system"`
 	StartTime    time.Time `query:"start_time" doc:"Inclusive."`
 	EndTime      time.Time `query:"end_time" doc:"Exclusive."`
-	Limit        int       `query:"limit" minimum:"1" maximum:"1000" default:"100"`
-	Offset       int       `query:"offset" minimum:"0" default:"0"`
+	Page
 }
 
 func optInstant(t time.Time) *time.Time {
@@ -363,11 +359,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		if !ok {
 			return nil, errs.E(errs.NotFound, onboarding.CodeTemplateNotFound, "no onboarding template %q", in.TemplateID)
 		}
-		out := TemplateDetail{Template: toTemplate(t), GateDefinitions: make([]GateDefinition, len(t.Gates))}
-		for i, d := range t.Gates {
-			out.GateDefinitions[i] = toDefinition(d)
-		}
-		return &httpapi.Output[TemplateDetail]{Body: out}, nil
+		return &httpapi.Output[TemplateDetail]{Body: TemplateDetail{Template: toTemplate(t), GateDefinitions: httpapi.Map(t.Gates, toDefinition)}}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -418,18 +410,15 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 			"in_progress workflow; 409 virtual_asset for a virtual asset; 422 for a template of another integration type, dates out of order or " +
 			"an unknown override.",
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *createInput) (*createOutput, error) {
-		ctx, a, err := Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, Manager(func(ctx context.Context, a onboarding.Actor, in *createInput) (*createOutput, error) {
 		var v errs.Validation
 		r := onboarding.CreateRequest{AssetID: in.Body.AssetID, TemplateID: in.Body.TemplateID, Notes: in.Body.Notes,
-			StartedOn: day(&v, "body.started_on", in.Body.StartedOn), TargetHCDate: day(&v, "body.target_hc_date", in.Body.TargetHCDate)}
+			StartedOn: Day(&v, "body.started_on", in.Body.StartedOn), TargetHCDate: Day(&v, "body.target_hc_date", in.Body.TargetHCDate)}
 		if len(in.Body.GateOverrides) > 0 {
 			r.GateOverrides = map[string]onboarding.GateOverride{}
 			for id, o := range in.Body.GateOverrides {
-				r.GateOverrides[id] = onboarding.GateOverride{Deadline: day(&v, "body.gate_overrides."+id+".deadline", o.Deadline), Waived: o.Waived, Note: o.Note}
+				r.GateOverrides[id] = onboarding.GateOverride{Deadline: Day(&v, "body.gate_overrides."+id+".deadline", o.Deadline),
+					Waived: o.Waived, Note: o.Note}
 			}
 		}
 		if err := v.Err(); err != nil {
@@ -444,7 +433,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 			return nil, err
 		}
 		return &createOutput{Location: "/v1/onboardings/" + ob.ID, Body: body}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-onboardings", Method: http.MethodGet, Path: "/v1/onboardings", Tags: tags,
@@ -453,11 +442,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Description: "The workflows of the caller's organisation (the platform's: every organisation's), without gates, ordered by " +
 			"next_deadline (none last), then created_at.",
 		Errors: []int{http.StatusUnprocessableEntity},
-	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[OnboardingList], error) {
-		ctx, a, err := Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, read, Manager(func(ctx context.Context, a onboarding.Actor, in *listInput) (*httpapi.Output[OnboardingList], error) {
 		list, total, err := svc.List(ctx, a, onboarding.ListQuery{
 			ListFilter: onboarding.ListFilter{Status: onboarding.OverallStatus(in.OverallStatus), AssetID: in.AssetID,
 				OrganizationID: in.OrganizationID, Limit: in.Limit, Offset: in.Offset},
@@ -473,7 +458,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 			}
 		}
 		return &httpapi.Output[OnboardingList]{Body: out}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-onboarding", Method: http.MethodGet, Path: "/v1/onboardings/{onboarding_id}", Tags: tags,
@@ -481,18 +466,10 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Summary:     "Read an onboarding workflow",
 		Description: "The workflow with its gates in order. " + notVisible,
 		Errors:      []int{http.StatusNotFound},
-	}, read, func(ctx context.Context, in *onboardingPath) (*httpapi.Output[Onboarding], error) {
-		ctx, a, err := Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, read, Manager(func(ctx context.Context, a onboarding.Actor, in *onboardingPath) (*httpapi.Output[Onboarding], error) {
 		ob, err := svc.Get(ctx, a, in.OnboardingID)
-		if err != nil {
-			return nil, err
-		}
-		body, err := h.onboarding(ctx, ob, true)
-		return &httpapi.Output[Onboarding]{Body: body}, err
-	})
+		return h.detail(ctx, ob, err)
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "update-onboarding", Method: http.MethodPatch, Path: "/v1/onboardings/{onboarding_id}", Tags: tags,
@@ -500,17 +477,13 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Summary:     "Change an onboarding workflow",
 		Description: "Changes target_hc_date and notes; members left out stay. " + notVisible + " " + closed + " 422 for a target date before started_on.",
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *patchInput) (*httpapi.Output[Onboarding], error) {
-		ctx, a, err := Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, Manager(func(ctx context.Context, a onboarding.Actor, in *patchInput) (*httpapi.Output[Onboarding], error) {
 		p := onboarding.Patch{Notes: in.Body.Notes}
 		if t := in.Body.TargetHCDate; t.Present {
 			var v errs.Validation
 			n := assets.Nullable[calendar.Day]{Present: true, Null: t.Null}
 			if !t.Null {
-				if d := day(&v, "body.target_hc_date", t.Value); d != nil {
+				if d := Day(&v, "body.target_hc_date", t.Value); d != nil {
 					n.Value = *d
 				}
 			}
@@ -520,12 +493,8 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 			p.TargetHCDate = &n
 		}
 		ob, err := svc.Update(ctx, a, in.OnboardingID, p)
-		if err != nil {
-			return nil, errs.Within("body.", err)
-		}
-		body, err := h.onboarding(ctx, ob, true)
-		return &httpapi.Output[Onboarding]{Body: body}, err
-	})
+		return h.detail(ctx, ob, err)
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "cancel-onboarding", Method: http.MethodPost, Path: "/v1/onboardings/{onboarding_id}/cancel", Tags: tags,
@@ -534,18 +503,10 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Description: "Platform only: in_progress becomes cancelled; the asset keeps its status. " + platOnly + " " + notVisible + " " + closed +
 			" 422 without a reason.",
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *cancelInput) (*httpapi.Output[Onboarding], error) {
-		ctx, a, err := Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, Manager(func(ctx context.Context, a onboarding.Actor, in *cancelInput) (*httpapi.Output[Onboarding], error) {
 		ob, err := svc.Cancel(ctx, a, in.OnboardingID, in.Body.Reason)
-		if err != nil {
-			return nil, errs.Within("body.", err)
-		}
-		body, err := h.onboarding(ctx, ob, true)
-		return &httpapi.Output[Onboarding]{Body: body}, err
-	})
+		return h.detail(ctx, ob, err)
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-onboarding-gates", Method: http.MethodGet, Path: "/v1/onboardings/{onboarding_id}/gates", Tags: tags,
@@ -553,23 +514,14 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Summary:     "List the gates of a workflow",
 		Description: "In order. " + notVisible,
 		Errors:      []int{http.StatusNotFound},
-	}, read, func(ctx context.Context, in *onboardingPath) (*httpapi.Output[GateList], error) {
-		ctx, a, err := Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, read, Manager(func(ctx context.Context, a onboarding.Actor, in *onboardingPath) (*httpapi.Output[GateList], error) {
 		ob, err := svc.Get(ctx, a, in.OnboardingID)
 		if err != nil {
 			return nil, err
 		}
-		out := GateList{Gates: make([]Gate, len(ob.Gates))}
-		for i, g := range ob.Gates {
-			if out.Gates[i], err = h.gate(ctx, ob, g); err != nil {
-				return nil, err
-			}
-		}
-		return &httpapi.Output[GateList]{Body: out}, nil
-	})
+		gates, err := h.gates(ctx, ob)
+		return &httpapi.Output[GateList]{Body: GateList{Gates: gates}}, err
+	}))
 
 	gateErrors := " 404 gate_not_found when the workflow has no such gate; " + notVisible
 	httpapi.Register(s, huma.Operation{
@@ -578,18 +530,14 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Summary:     "Read a gate",
 		Description: "The gate, with what submit would refuse today in requirements_unmet." + gateErrors,
 		Errors:      []int{http.StatusNotFound},
-	}, read, func(ctx context.Context, in *gatePath) (*httpapi.Output[Gate], error) {
-		ctx, a, err := Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, read, Manager(func(ctx context.Context, a onboarding.Actor, in *gatePath) (*httpapi.Output[Gate], error) {
 		ob, g, err := svc.GetGate(ctx, a, in.OnboardingID, in.GateID)
 		if err != nil {
 			return nil, err
 		}
 		body, err := h.gate(ctx, ob, g)
 		return &httpapi.Output[Gate]{Body: body}, err
-	})
+	}))
 
 	gateOutput := func(ctx context.Context, a onboarding.Actor, obID string, g onboarding.Gate, err error) (*httpapi.Output[Gate], error) {
 		if err != nil {
@@ -610,13 +558,9 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Description: "Each change is audited with the old value. 422 for a deadline before the workflow's started_on, or an " +
 			"assignee_contact_id that is not a contact holding the gate's owner or a contributor role." + gateErrors + " " + closed,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *gatePatchInput) (*httpapi.Output[Gate], error) {
-		ctx, a, err := Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, Manager(func(ctx context.Context, a onboarding.Actor, in *gatePatchInput) (*httpapi.Output[Gate], error) {
 		var v errs.Validation
-		p := onboarding.GatePatch{Deadline: day(&v, "body.deadline", in.Body.Deadline)}
+		p := onboarding.GatePatch{Deadline: Day(&v, "body.deadline", in.Body.Deadline)}
 		if err := v.Err(); err != nil {
 			return nil, err
 		}
@@ -625,14 +569,10 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		}
 		g, err := svc.PatchGate(ctx, a, in.OnboardingID, in.GateID, p)
 		return gateOutput(ctx, a, in.OnboardingID, g, err)
-	})
+	}))
 
 	transitions := " 409 gate_transition_not_allowed when the gate's status does not allow it;" + gateErrors + " " + closed
-	act := func(ctx context.Context, obID, gateID string, action onboarding.Action, note string) (*httpapi.Output[Gate], error) {
-		ctx, a, err := Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	act := func(ctx context.Context, a onboarding.Actor, obID, gateID string, action onboarding.Action, note string) (*httpapi.Output[Gate], error) {
 		g, err := svc.Act(ctx, a, obID, gateID, action, note)
 		return gateOutput(ctx, a, obID, g, err)
 	}
@@ -652,9 +592,9 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 			"the platform any. 409 gate_not_ready while a gate it depends on is not passed or waived; 422 gate_requirements_unmet with errors[] " +
 			"naming each unmet requirement." + transitions,
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *noteInput) (*httpapi.Output[Gate], error) {
-		return act(ctx, in.OnboardingID, in.GateID, onboarding.ActionSubmit, noteOf(in.Body))
-	})
+	}, write, Manager(func(ctx context.Context, a onboarding.Actor, in *noteInput) (*httpapi.Output[Gate], error) {
+		return act(ctx, a, in.OnboardingID, in.GateID, onboarding.ActionSubmit, noteOf(in.Body))
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "request-onboarding-gate-changes", Method: http.MethodPost, Path: gatePathOf + "request-changes", Tags: tags,
@@ -662,9 +602,9 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Summary:     "Return a submitted gate with a note",
 		Description: "Platform only: submitted becomes changes_requested, last_note the note (required). " + platOnly + transitions,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *requiredNoteInput) (*httpapi.Output[Gate], error) {
-		return act(ctx, in.OnboardingID, in.GateID, onboarding.ActionRequestChanges, in.Body.Note)
-	})
+	}, write, Manager(func(ctx context.Context, a onboarding.Actor, in *requiredNoteInput) (*httpapi.Output[Gate], error) {
+		return act(ctx, a, in.OnboardingID, in.GateID, onboarding.ActionRequestChanges, in.Body.Note)
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "pass-onboarding-gate", Method: http.MethodPost, Path: gatePathOf + "pass", Tags: tags,
@@ -674,9 +614,9 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 			"status (installation: onboarding_testing; go-live: live, and the workflow completed). 409 asset_update_refused when the asset " +
 			"refuses the change; 422 gate_requirements_unmet for the go-live gate while another gate is not passed or waived. " + platOnly + transitions,
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *noteInput) (*httpapi.Output[Gate], error) {
-		return act(ctx, in.OnboardingID, in.GateID, onboarding.ActionPass, noteOf(in.Body))
-	})
+	}, write, Manager(func(ctx context.Context, a onboarding.Actor, in *noteInput) (*httpapi.Output[Gate], error) {
+		return act(ctx, a, in.OnboardingID, in.GateID, onboarding.ActionPass, noteOf(in.Body))
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "waive-onboarding-gate", Method: http.MethodPost, Path: gatePathOf + "waive", Tags: tags,
@@ -685,9 +625,9 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Description: "Platform only: any status but passed and waived becomes waived, with the on_pass effects as for pass. The note is required. " +
 			"422 gate_not_waivable for the go-live gate. " + platOnly + transitions,
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *requiredNoteInput) (*httpapi.Output[Gate], error) {
-		return act(ctx, in.OnboardingID, in.GateID, onboarding.ActionWaive, in.Body.Note)
-	})
+	}, write, Manager(func(ctx context.Context, a onboarding.Actor, in *requiredNoteInput) (*httpapi.Output[Gate], error) {
+		return act(ctx, a, in.OnboardingID, in.GateID, onboarding.ActionWaive, in.Body.Note)
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "block-onboarding-gate", Method: http.MethodPost, Path: gatePathOf + "block", Tags: tags,
@@ -696,9 +636,9 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Description: "Holds a gate for an external reason (required): any status but passed, waived and blocked becomes blocked, remembering " +
 			"blocked_from. Work may go on; submit waits for unblock." + transitions,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *blockInput) (*httpapi.Output[Gate], error) {
-		return act(ctx, in.OnboardingID, in.GateID, onboarding.ActionBlock, in.Body.Reason)
-	})
+	}, write, Manager(func(ctx context.Context, a onboarding.Actor, in *blockInput) (*httpapi.Output[Gate], error) {
+		return act(ctx, a, in.OnboardingID, in.GateID, onboarding.ActionBlock, in.Body.Reason)
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "unblock-onboarding-gate", Method: http.MethodPost, Path: gatePathOf + "unblock", Tags: tags,
@@ -707,9 +647,9 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Description: "A blocked gate returns to blocked_from. The platform may unblock any gate, an organisation user only one they blocked " +
 			"(403 platform_only otherwise)." + transitions,
 		Errors: []int{http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
-	}, write, func(ctx context.Context, in *gatePath) (*httpapi.Output[Gate], error) {
-		return act(ctx, in.OnboardingID, in.GateID, onboarding.ActionUnblock, "")
-	})
+	}, write, Manager(func(ctx context.Context, a onboarding.Actor, in *gatePath) (*httpapi.Output[Gate], error) {
+		return act(ctx, a, in.OnboardingID, in.GateID, onboarding.ActionUnblock, "")
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "reopen-onboarding-gate", Method: http.MethodPost, Path: gatePathOf + "reopen", Tags: tags,
@@ -718,9 +658,9 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Description: "Platform only: passed or waived becomes in_progress, with the note (required). The asset's status is not moved back; " +
 			"later submitted gates stay so. 409 gate_not_reopenable for the go-live gate. " + platOnly + transitions,
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *requiredNoteInput) (*httpapi.Output[Gate], error) {
-		return act(ctx, in.OnboardingID, in.GateID, onboarding.ActionReopen, in.Body.Note)
-	})
+	}, write, Manager(func(ctx context.Context, a onboarding.Actor, in *requiredNoteInput) (*httpapi.Output[Gate], error) {
+		return act(ctx, a, in.OnboardingID, in.GateID, onboarding.ActionReopen, in.Body.Note)
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-onboarding-audit", Method: http.MethodGet, Path: "/v1/onboardings/{onboarding_id}/audit", Tags: tags,
@@ -729,11 +669,7 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		Description: "Every change of the workflow, newest first; Accept: text/csv gives the CSV form (changes as JSON text). " + notVisible +
 			" 422 for end_time not after start_time.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, read, func(ctx context.Context, in *auditInput) (*httpapi.Output[AuditList], error) {
-		ctx, a, err := Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, read, Manager(func(ctx context.Context, a onboarding.Actor, in *auditInput) (*httpapi.Output[AuditList], error) {
 		start, end := optInstant(in.StartTime), optInstant(in.EndTime)
 		if start != nil && end != nil && !end.After(*start) {
 			return nil, errs.Invalidf("query.end_time", in.EndTime, "must be after start_time")
@@ -745,10 +681,6 @@ func Register(s *httpapi.Server, svc *onboarding.Service, registry Assets, clk c
 		if err != nil {
 			return nil, err
 		}
-		out := AuditList{Entries: make([]AuditEntry, len(entries)), Total: total, Limit: in.Limit, Offset: in.Offset}
-		for i, e := range entries {
-			out.Entries[i] = toEntry(e)
-		}
-		return &httpapi.Output[AuditList]{Body: out}, nil
-	})
+		return &httpapi.Output[AuditList]{Body: AuditList{Entries: httpapi.Map(entries, toEntry), Total: total, Limit: in.Limit, Offset: in.Offset}}, nil
+	}))
 }

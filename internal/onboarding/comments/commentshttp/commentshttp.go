@@ -122,8 +122,7 @@ type listInput struct {
 	OnboardingID string `path:"onboarding_id" doc:"A malformed id is 404."`
 	GateID       string `query:"gate_id" doc:"Only this gate's thread; a gate of another onboarding is 422."`
 	Visibility   string `query:"visibility" enum:"shared,internal"`
-	Limit        int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
-	Offset       int    `query:"offset" minimum:"0" default:"0"`
+	onboardinghttp.Page
 }
 
 type postInput struct {
@@ -136,8 +135,7 @@ type taskListInput struct {
 	Role         string `query:"role" enum:"asset_owner,epc,ems_provider,tso" doc:"The task role to act as, for a user holding several."`
 	PreviewRole  string `header:"X-Onboarding-Preview-Role" doc:"A user views the task as this role (preview)."`
 	GateID       string `query:"gate_id" doc:"Only this gate's thread; a gate the role does not work on is 422."`
-	Limit        int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
-	Offset       int    `query:"offset" minimum:"0" default:"0"`
+	onboardinghttp.Page
 }
 
 type taskPostInput struct {
@@ -151,8 +149,7 @@ type activityInput struct {
 	OnboardingID string `path:"onboarding_id"`
 	Role         string `query:"role" enum:"asset_owner,epc,ems_provider,tso" doc:"The task role to act as, for a user holding several."`
 	PreviewRole  string `header:"X-Onboarding-Preview-Role" doc:"A user views the task as this role (preview)."`
-	Limit        int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
-	Offset       int    `query:"offset" minimum:"0" default:"0"`
+	onboardinghttp.Page
 }
 
 const (
@@ -181,15 +178,6 @@ func Register(s *httpapi.Server, core *onboarding.Service, svc *comments.Service
 	tags := onboardinghttp.Tags(s)
 	read, write := httpapi.Scopes(auth.OnboardingRead), httpapi.Scopes(auth.OnboardingWrite)
 
-	task := func(ctx context.Context, id, role, preview string) (context.Context, onboarding.Task, error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, preview)
-		if err != nil {
-			return ctx, onboarding.Task{}, err
-		}
-		t, err := core.ResolveTask(ctx, a, id, role)
-		return ctx, t, err
-	}
-
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-onboarding-comments", Method: http.MethodGet, Path: "/v1/onboardings/{onboarding_id}/comments", Tags: tags,
 		Responses: httpapi.ResponseExample(http.StatusOK, exampleList),
@@ -197,17 +185,13 @@ func Register(s *httpapi.Server, core *onboarding.Service, svc *comments.Service
 		Description: "The onboarding-level thread and the gates' threads, shared and internal, newest first. " + notVisible +
 			" 422 for a gate_id not of this workflow.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[CommentList], error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, read, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *listInput) (*httpapi.Output[CommentList], error) {
 		list, total, err := svc.List(ctx, a, in.OnboardingID, comments.Query{GateID: in.GateID, Visibility: in.Visibility, Limit: in.Limit, Offset: in.Offset})
 		if err != nil {
 			return nil, err
 		}
 		return &httpapi.Output[CommentList]{Body: toList(list, total, in.Limit, in.Offset, false)}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "create-onboarding-comment", Method: http.MethodPost, Path: "/v1/onboardings/{onboarding_id}/comments", Tags: tags,
@@ -218,17 +202,13 @@ func Register(s *httpapi.Server, core *onboarding.Service, svc *comments.Service
 			"onboarding-level thread those of asset_owner; internal comments (seen by the asset's organisation and the platform only) mail " +
 			"no one. " + notVisible + " " + closed + " 422 for an empty or long body or a gate_id not of this workflow.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *postInput) (*httpapi.Output[Comment], error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *postInput) (*httpapi.Output[Comment], error) {
 		c, err := svc.Post(ctx, a, in.OnboardingID, comments.PostRequest{Body: in.Body.Body, GateID: in.Body.GateID, Visibility: in.Body.Visibility})
 		if err != nil {
 			return nil, errs.Within("body.", err)
 		}
 		return &httpapi.Output[Comment]{Body: toComment(c, false)}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-onboarding-task-comments", Method: http.MethodGet, Path: "/v1/onboarding-tasks/{onboarding_id}/comments", Tags: tags,
@@ -238,7 +218,7 @@ func Register(s *httpapi.Server, core *onboarding.Service, svc *comments.Service
 			"authors are named without e-mail addresses. " + taskMissing + " 422 for a gate_id the role does not work on.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingRead), func(ctx context.Context, in *taskListInput) (*httpapi.Output[CommentList], error) {
-		ctx, t, err := task(ctx, in.OnboardingID, in.Role, in.PreviewRole)
+		ctx, t, err := onboardinghttp.Task(ctx, core, in.OnboardingID, in.Role, in.PreviewRole)
 		if err != nil {
 			return nil, err
 		}
@@ -258,7 +238,7 @@ func Register(s *httpapi.Server, core *onboarding.Service, svc *comments.Service
 			"(platform_onboarding). " + taskMissing + " " + closed + " 422 for an empty or long body or a gate the role does not work on.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *taskPostInput) (*httpapi.Output[Comment], error) {
-		ctx, t, err := task(ctx, in.OnboardingID, in.Role, in.PreviewRole)
+		ctx, t, err := onboardinghttp.Task(ctx, core, in.OnboardingID, in.Role, in.PreviewRole)
 		if err != nil {
 			return nil, err
 		}
@@ -277,7 +257,7 @@ func Register(s *httpapi.Server, core *onboarding.Service, svc *comments.Service
 			"without internal comments, old values of other roles' changes (null) or e-mail addresses. " + taskMissing,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingRead), func(ctx context.Context, in *activityInput) (*httpapi.Output[ActivityList], error) {
-		ctx, t, err := task(ctx, in.OnboardingID, in.Role, in.PreviewRole)
+		ctx, t, err := onboardinghttp.Task(ctx, core, in.OnboardingID, in.Role, in.PreviewRole)
 		if err != nil {
 			return nil, err
 		}
@@ -285,10 +265,7 @@ func Register(s *httpapi.Server, core *onboarding.Service, svc *comments.Service
 		if err != nil {
 			return nil, err
 		}
-		out := ActivityList{Entries: make([]ActivityEntry, len(entries)), Total: total, Limit: in.Limit, Offset: in.Offset}
-		for i, e := range entries {
-			out.Entries[i] = toActivity(e)
-		}
-		return &httpapi.Output[ActivityList]{Body: out}, nil
+		return &httpapi.Output[ActivityList]{Body: ActivityList{Entries: httpapi.Map(entries, toActivity), Total: total,
+			Limit: in.Limit, Offset: in.Offset}}, nil
 	})
 }

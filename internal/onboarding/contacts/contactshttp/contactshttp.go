@@ -18,14 +18,8 @@ import (
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/contacts"
 	"atcp/internal/onboarding/magic"
+	"atcp/internal/onboarding/onboardinghttp"
 )
-
-// actor is the caller as an onboarding actor; ctx carries the request id
-// for the audit trail.
-func actor(ctx context.Context, preview string) (context.Context, onboarding.Actor, error) {
-	a, err := onboarding.ActorFrom(httpapi.Principal(ctx), preview)
-	return onboarding.WithRequestID(ctx, httpapi.RequestID(ctx)), a, err
-}
 
 type listInput struct {
 	OnboardingID string `path:"onboarding_id"`
@@ -64,8 +58,7 @@ type linksInput struct {
 	Status       string `query:"status" enum:"active,revoked,expired"`
 	ContactID    string `query:"contact_id"`
 	Role         string `query:"role" enum:"asset_owner,epc,ems_provider,tso"`
-	Limit        int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
-	Offset       int    `query:"offset" minimum:"0" default:"0"`
+	onboardinghttp.Page
 }
 
 type issueInput struct {
@@ -108,21 +101,13 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		Summary:     "List the contacts of an onboarding",
 		Description: "Oldest first; with role, those holding it. " + notVisible + " 422 when role is not a task role.",
 		Errors:      []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[OnboardingContactList], error) {
-		ctx, a, err := actor(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, read, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *listInput) (*httpapi.Output[OnboardingContactList], error) {
 		list, err := svc.List(ctx, a, in.OnboardingID, in.Role)
 		if err != nil {
 			return nil, err
 		}
-		out := OnboardingContactList{Contacts: make([]OnboardingContact, len(list))}
-		for i, c := range list {
-			out.Contacts[i] = toContact(c)
-		}
-		return &httpapi.Output[OnboardingContactList]{Body: out}, nil
-	})
+		return &httpapi.Output[OnboardingContactList]{Body: OnboardingContactList{Contacts: httpapi.Map(list, toContact)}}, nil
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "create-onboarding-contact", Method: http.MethodPost, Path: base, Tags: tags, DefaultStatus: http.StatusCreated,
@@ -131,11 +116,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		Description: "409 contact_exists when another contact of the onboarding has the address (case-insensitively). " + notVisible + " " +
 			closed + " 422 for an invalid member, a role that is not a task role, or a user_id that is not a user of the asset's organisation or the platform.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *createInput) (*createOutput, error) {
-		ctx, a, err := actor(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *createInput) (*createOutput, error) {
 		roles, err := contacts.ParseRoles(in.Body.Roles)
 		if err != nil {
 			return nil, err
@@ -147,7 +128,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 			return nil, err
 		}
 		return &createOutput{Location: "/v1/onboardings/" + c.OnboardingID + "/contacts/" + c.ID, Body: toContact(c)}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "update-onboarding-contact", Method: http.MethodPatch, Path: base + "/{contact_id}", Tags: tags,
@@ -157,11 +138,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 			"email revokes all its links; their sessions end at once. 404 contact_not_found; " + notVisible + " 409 contact_exists; " + closed +
 			" 422 for an invalid member, or roles that no longer hold the owner or a contributor role of a gate the contact is the assignee of.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *patchInput) (*httpapi.Output[OnboardingContact], error) {
-		ctx, a, err := actor(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *patchInput) (*httpapi.Output[OnboardingContact], error) {
 		b := in.Body
 		p := contacts.Patch{Name: b.Name, Email: b.Email}
 		if b.Roles != nil {
@@ -179,7 +156,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 			return nil, err
 		}
 		return &httpapi.Output[OnboardingContact]{Body: toContact(c)}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "delete-onboarding-contact", Method: http.MethodDelete, Path: base + "/{contact_id}", Tags: tags,
@@ -188,13 +165,9 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		Description: "Revokes the contact's links and ends their sessions; the audit trail keeps the contact by name. " +
 			"404 contact_not_found; " + notVisible + " 409 contact_assigned while the contact is a gate's assignee; " + closed,
 		Errors: []int{http.StatusNotFound, http.StatusConflict},
-	}, write, func(ctx context.Context, in *contactPath) (*struct{}, error) {
-		ctx, a, err := actor(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *contactPath) (*struct{}, error) {
 		return nil, svc.Delete(ctx, a, in.OnboardingID, in.ContactID)
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-onboarding-task-contacts", Method: http.MethodGet, Path: "/v1/onboarding-tasks/{onboarding_id}/contacts", Tags: tags,
@@ -205,11 +178,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 			"X-Onboarding-Preview-Role is not a task role.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingRead), func(ctx context.Context, in *taskInput) (*httpapi.Output[TaskContactList], error) {
-		ctx, a, err := actor(ctx, in.PreviewRole)
-		if err != nil {
-			return nil, err
-		}
-		t, err := svc.ResolveTask(ctx, a, in.OnboardingID, in.Role)
+		ctx, t, err := onboardinghttp.Task(ctx, svc, in.OnboardingID, in.Role, in.PreviewRole)
 		if err != nil {
 			return nil, err
 		}
@@ -240,11 +209,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 			"The contact's active link for the same role is revoked. 404 contact_not_found; " + notVisible + " " + closed +
 			" 422 role_not_held when the contact does not hold the role; 422 for another invalid member; " + contactMails,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *issueInput) (*linkOutput, error) {
-		ctx, a, err := actor(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *issueInput) (*linkOutput, error) {
 		b := in.Body
 		v, err := svc.IssueLink(ctx, a, in.OnboardingID, contacts.IssueRequest{ContactID: b.ContactID, Role: b.Role, Language: b.Language,
 			ExpiresInDays: b.ExpiresInDays, Message: b.Message})
@@ -252,7 +217,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 			return nil, rateLimited(err)
 		}
 		return &linkOutput{Location: "/v1/onboardings/" + v.OnboardingID + "/access-links/" + v.ID, Body: toLink(v, security.Now())}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-onboarding-access-links", Method: http.MethodGet, Path: links, Tags: tags,
@@ -260,11 +225,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		Summary:     "List the access links of an onboarding",
 		Description: "Oldest first, without tokens. " + notVisible + " 422 for an invalid query.",
 		Errors:      []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, read, func(ctx context.Context, in *linksInput) (*httpapi.Output[AccessLinkList], error) {
-		ctx, a, err := actor(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, read, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *linksInput) (*httpapi.Output[AccessLinkList], error) {
 		list, total, err := svc.ListLinks(ctx, a, in.OnboardingID, contacts.LinkQuery{
 			LinkFilter: magic.LinkFilter{ContactID: in.ContactID, Role: in.Role, Status: magic.LinkStatus(in.Status)},
 			Limit:      in.Limit, Offset: in.Offset})
@@ -277,7 +238,7 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 			out.AccessLinks[i] = toLink(v, now)
 		}
 		return &httpapi.Output[AccessLinkList]{Body: out}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "revoke-onboarding-access-link", Method: http.MethodPost, Path: links + "/{link_id}/revoke", Tags: tags,
@@ -286,17 +247,13 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 		Description: "Ends the link's sessions at once (their next request is 401, their refresh 409). Idempotent. " +
 			"404 access_link_not_found; " + notVisible,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *revokeInput) (*httpapi.Output[AccessLink], error) {
-		ctx, a, err := actor(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *revokeInput) (*httpapi.Output[AccessLink], error) {
 		reason := ""
 		if in.Body != nil {
 			reason = in.Body.Reason
 		}
 		return linkOut(svc.RevokeLink(ctx, a, in.OnboardingID, in.LinkID, reason))
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "resend-onboarding-access-link", Method: http.MethodPost, Path: links + "/{link_id}/resend", Tags: tags,
@@ -308,18 +265,14 @@ func Register(s *httpapi.Server, svc *contacts.Service, security clock.Clock) {
 			" 429 resend_rate_limited (Retry-After) after " + strconv.Itoa(contacts.MaxSendsPerHour) + " sends of the link within an hour of real time; " +
 			contactMails,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *resendInput) (*httpapi.Output[AccessLink], error) {
-		ctx, a, err := actor(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *resendInput) (*httpapi.Output[AccessLink], error) {
 		var r contacts.ResendRequest
 		if in.Body != nil {
 			r = contacts.ResendRequest{Language: in.Body.Language, Rotate: in.Body.Rotate, ExpiresInDays: in.Body.ExpiresInDays}
 		}
 		v, err := svc.ResendLink(ctx, a, in.OnboardingID, in.LinkID, r)
 		return linkOut(v, rateLimited(err))
-	})
+	}))
 }
 
 var contactMails = "429 contact_mail_rate_limited (Retry-After) after " + strconv.Itoa(contacts.MaxMailsPerContactHour) +

@@ -26,16 +26,6 @@ type handler struct {
 	tasks *tasks.Service
 }
 
-// task resolves the caller of a task endpoint (onboarding.Service.ResolveTask).
-func (h handler) task(ctx context.Context, onboardingID, role, previewRole string) (context.Context, onboarding.Task, error) {
-	ctx, a, err := onboardinghttp.Caller(ctx, previewRole)
-	if err != nil {
-		return ctx, onboarding.Task{}, err
-	}
-	t, err := h.ob.ResolveTask(ctx, a, onboardingID, role)
-	return ctx, t, err
-}
-
 // detail answers the task detail of t once a mutation of its documents
 // is done: the workflow is read again, as the mutation may have moved a
 // gate.
@@ -50,6 +40,23 @@ func (h handler) detail(ctx context.Context, t onboarding.Task) (*httpapi.Output
 		return nil, err
 	}
 	return &httpapi.Output[taskshttp.TaskDetail]{Body: body}, nil
+}
+
+// change runs do on the document of a task endpoint and answers the task
+// detail.
+func (h handler) change(ctx context.Context, in *taskDocumentInput,
+	do func(ctx context.Context, t onboarding.Task, documentID string) error) (*httpapi.Output[taskshttp.TaskDetail], error) {
+	if err := malformed(in.OnboardingID, in.DocumentID); err != nil {
+		return nil, err
+	}
+	ctx, t, err := onboardinghttp.Task(ctx, h.ob, in.OnboardingID, in.Role, in.PreviewRole)
+	if err != nil {
+		return nil, err
+	}
+	if err := do(ctx, t, in.DocumentID); err != nil {
+		return nil, err
+	}
+	return h.detail(ctx, t)
 }
 
 // malformed refuses a malformed uuid in the path where document 3 lists 400.
@@ -92,8 +99,7 @@ type listInput struct {
 	DocumentType     string `query:"document_type" enum:"installation_photo_mdevice,installation_photo_antenna,test_results_signed,betr,single_line_diagram,dpl_signed,prequalification_certificate,other"`
 	IncludeVersions  bool   `query:"include_versions" doc:"Superseded versions too."`
 	IncludeDeleted   bool   `query:"include_deleted" doc:"Soft-deleted documents too, with deleted_at and deleted_by_name."`
-	Limit            int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
-	Offset           int    `query:"offset" minimum:"0" default:"0"`
+	onboardinghttp.Page
 }
 
 type taskUploadOutput struct {
@@ -145,17 +151,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 			"when someone else uploaded it; 409 gate_locked while its gate is submitted, passed or waived; " + closed,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *taskDocumentInput) (*httpapi.Output[taskshttp.TaskDetail], error) {
-		if err := malformed(in.OnboardingID, in.DocumentID); err != nil {
-			return nil, err
-		}
-		ctx, t, err := h.task(ctx, in.OnboardingID, in.Role, in.PreviewRole)
-		if err != nil {
-			return nil, err
-		}
-		if err := svc.TaskDelete(ctx, t, in.DocumentID); err != nil {
-			return nil, err
-		}
-		return h.detail(ctx, t)
+		return h.change(ctx, in, svc.TaskDelete)
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -166,7 +162,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 			taskNotVisible + " " + docNotVisible + " Also 404 for a pending document.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingRead), func(ctx context.Context, in *taskDocumentInput) (*httpapi.Output[DocumentDownload], error) {
-		ctx, t, err := h.task(ctx, in.OnboardingID, in.Role, in.PreviewRole)
+		ctx, t, err := onboardinghttp.Task(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
 		if err != nil {
 			return nil, err
 		}
@@ -185,17 +181,10 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 			"/v1/onboarding-tasks/{onboarding_id}). " + finalizeRules + " 400 for a malformed uuid. " + taskNotVisible + " " + docNotVisible + " " + closed,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *taskDocumentInput) (*httpapi.Output[taskshttp.TaskDetail], error) {
-		if err := malformed(in.OnboardingID, in.DocumentID); err != nil {
-			return nil, err
-		}
-		ctx, t, err := h.task(ctx, in.OnboardingID, in.Role, in.PreviewRole)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := svc.TaskFinalize(ctx, t, in.DocumentID); err != nil {
-			return nil, err
-		}
-		return h.detail(ctx, t)
+		return h.change(ctx, in, func(ctx context.Context, t onboarding.Task, id string) error {
+			_, err := svc.TaskFinalize(ctx, t, id)
+			return err
+		})
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -206,7 +195,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 		Description: presignRules + " Only the slots of the gates the role owns or contributes to. " + taskNotVisible + " " + closed,
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *taskPresignInput) (*taskUploadOutput, error) {
-		ctx, t, err := h.task(ctx, in.OnboardingID, in.Role, in.PreviewRole)
+		ctx, t, err := onboardinghttp.Task(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
 		if err != nil {
 			return nil, err
 		}
@@ -229,22 +218,15 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 		Description: "Available documents and pending uploads whose address is still valid, by presign time; superseded versions with " +
 			"include_versions, soft-deleted ones with include_deleted. " + notVisible,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[OnboardingDocumentList], error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, read, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *listInput) (*httpapi.Output[OnboardingDocumentList], error) {
 		docs, total, err := svc.List(ctx, a, in.OnboardingID, documents.ListFilter{GateDefinitionID: in.GateDefinitionID,
 			DocumentType: in.DocumentType, IncludeVersions: in.IncludeVersions, IncludeDeleted: in.IncludeDeleted, Limit: in.Limit, Offset: in.Offset})
 		if err != nil {
 			return nil, err
 		}
-		out := OnboardingDocumentList{Documents: make([]OnboardingDocument, len(docs)), Total: total, Limit: in.Limit, Offset: in.Offset}
-		for i, d := range docs {
-			out.Documents[i] = toManagerDocument(d)
-		}
-		return &httpapi.Output[OnboardingDocumentList]{Body: out}, nil
-	})
+		return &httpapi.Output[OnboardingDocumentList]{Body: OnboardingDocumentList{Documents: httpapi.Map(docs, toManagerDocument), Total: total,
+			Limit: in.Limit, Offset: in.Offset}}, nil
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "presign-onboarding-document", Method: http.MethodPost, Path: base + "/presigned-upload", Tags: tags,
@@ -253,21 +235,16 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 		Summary:     "Start the upload of a document to an onboarding",
 		Description: presignRules + " Any slot of the workflow's gates. " + notVisible + " " + closed,
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *presignInput) (*uploadOutput, error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
-		b := in.Body
-		u, err := svc.Presign(ctx, a, in.OnboardingID, documents.UploadRequest{DocumentType: b.DocumentType, Filename: b.Filename,
-			ContentType: b.ContentType, SizeBytes: b.SizeBytes, GateDefinitionID: b.GateDefinitionID, ReplacesDocumentID: b.ReplacesDocumentID})
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *presignInput) (*uploadOutput, error) {
+		// The manager's body has the task side's members, with other tags.
+		u, err := svc.Presign(ctx, a, in.OnboardingID, TaskDocumentUploadRequest(in.Body).request())
 		if err != nil {
 			return nil, errs.Within("body.", err)
 		}
 		out := OnboardingDocumentUpload{Document: toManagerDocument(u.Document)}
 		out.UploadURL, out.UploadMethod, out.UploadHeaders, out.ExpiresAt = uploadParts(u.URL)
 		return &uploadOutput{Body: out}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "finalize-onboarding-document", Method: http.MethodPost, Path: base + "/{document_id}/finalize", Tags: tags,
@@ -275,17 +252,13 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 		Summary:     "Finalize an uploaded document of an onboarding",
 		Description: "Marks a pending upload available once its bytes are at the presigned address; answers the document. " + finalizeRules + " " + notVisible + " 404 document_not_found when the document is unknown or deleted. " + closed,
 		Errors:      []int{http.StatusNotFound, http.StatusConflict},
-	}, write, func(ctx context.Context, in *documentInput) (*httpapi.Output[OnboardingDocument], error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *documentInput) (*httpapi.Output[OnboardingDocument], error) {
 		d, err := svc.Finalize(ctx, a, in.OnboardingID, in.DocumentID)
 		if err != nil {
 			return nil, err
 		}
 		return &httpapi.Output[OnboardingDocument]{Body: toManagerDocument(d)}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "download-onboarding-document", Method: http.MethodGet, Path: base + "/{document_id}/download", Tags: tags,
@@ -294,17 +267,13 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 		Description: "A presigned GET address valid 5 minutes, also for superseded versions. " + notVisible +
 			" 404 document_not_found when the document is unknown, deleted or pending.",
 		Errors: []int{http.StatusNotFound},
-	}, read, func(ctx context.Context, in *documentInput) (*httpapi.Output[DocumentDownload], error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, read, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *documentInput) (*httpapi.Output[DocumentDownload], error) {
 		p, err := svc.Download(ctx, a, in.OnboardingID, in.DocumentID)
 		if err != nil {
 			return nil, err
 		}
 		return &httpapi.Output[DocumentDownload]{Body: DocumentDownload{DownloadURL: p.URL, ExpiresAt: p.Expires.UTC()}}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "delete-onboarding-document", Method: http.MethodDelete, Path: base + "/{document_id}", Tags: tags,
@@ -314,11 +283,7 @@ func Register(s *httpapi.Server, svc *documents.Service, ob *onboarding.Service,
 			"its stored object is removed 30 days later. " + notVisible + " 404 document_not_found when the document is unknown or " +
 			"already deleted; 409 gate_locked while its gate is submitted, passed or waived; " + closed,
 		Errors: []int{http.StatusNotFound, http.StatusConflict},
-	}, write, func(ctx context.Context, in *documentInput) (*struct{}, error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *documentInput) (*struct{}, error) {
 		return nil, svc.Delete(ctx, a, in.OnboardingID, in.DocumentID)
-	})
+	}))
 }

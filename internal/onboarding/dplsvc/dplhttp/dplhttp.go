@@ -20,6 +20,7 @@ import (
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/dpl"
 	"atcp/internal/onboarding/dplsvc"
+	"atcp/internal/onboarding/onboardinghttp"
 )
 
 type handler struct {
@@ -123,8 +124,7 @@ type ImportIn struct {
 
 type testsIn struct {
 	OnboardingID string `path:"onboarding_id"`
-	Limit        int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
-	Offset       int    `query:"offset" minimum:"0" default:"0"`
+	onboardinghttp.Page
 }
 
 type testPath struct {
@@ -400,11 +400,8 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *dplsvc.Service) {
 		if err != nil {
 			return nil, err
 		}
-		out := CommunicationTestList{CommunicationTests: make([]CommunicationTest, len(ts)), Total: total, Limit: in.Limit, Offset: in.Offset}
-		for i, t := range ts {
-			out.CommunicationTests[i] = ToTest(t)
-		}
-		return &httpapi.Output[CommunicationTestList]{Body: out}, nil
+		return &httpapi.Output[CommunicationTestList]{Body: CommunicationTestList{CommunicationTests: httpapi.Map(ts, ToTest), Total: total,
+			Limit: in.Limit, Offset: in.Offset}}, nil
 	})
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-onboarding-communication-test", Method: http.MethodGet, Path: tests + "/{test_id}", Tags: tags,

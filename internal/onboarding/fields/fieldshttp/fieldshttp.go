@@ -16,7 +16,6 @@ import (
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/fields"
 	"atcp/internal/onboarding/onboardinghttp"
-	"atcp/internal/onboarding/tasks/taskshttp"
 )
 
 // GateFieldValues are a gate's stored values.
@@ -50,6 +49,14 @@ func toBody(v fields.View) *output {
 		out.Values.UpdatedByName = &n
 	}
 	return &output{ETag: v.Values.ETag(), Body: out}
+}
+
+// answer is the answer of a read or save of v, or err.
+func answer(v fields.View, err error) (*output, error) {
+	if err != nil {
+		return nil, err
+	}
+	return toBody(v), nil
 }
 
 type gatePath struct {
@@ -102,17 +109,9 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *fields.Service) {
 		Summary:     "Read the RfI fields of a gate",
 		Description: "The gate's field definitions and its values, with the version (ETag) a save may be conditional on. " + notVisible,
 		Errors:      []int{http.StatusNotFound},
-	}, httpapi.Scopes(auth.OnboardingRead), func(ctx context.Context, in *gatePath) (*output, error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
-		v, err := svc.Get(ctx, a, in.OnboardingID, in.GateID)
-		if err != nil {
-			return nil, err
-		}
-		return toBody(v), nil
-	})
+	}, httpapi.Scopes(auth.OnboardingRead), onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *gatePath) (*output, error) {
+		return answer(svc.Get(ctx, a, in.OnboardingID, in.GateID))
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "save-onboarding-gate-fields", Method: http.MethodPut, Path: "/v1/onboardings/{onboarding_id}/gates/{gate_id}/fields",
@@ -121,17 +120,9 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *fields.Service) {
 		Description: "Sets the given fields; the others stay. Platform users and the asset organisation's writers may set every field of " +
 			"the gate. " + saveRules + " " + notVisible,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, httpapi.Scopes(auth.OnboardingWrite), func(ctx context.Context, in *saveInput) (*output, error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
-		v, err := svc.Save(ctx, a, in.OnboardingID, in.GateID, in.Body.Fields, in.IfMatch)
-		if err != nil {
-			return nil, err
-		}
-		return toBody(v), nil
-	})
+	}, httpapi.Scopes(auth.OnboardingWrite), onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *saveInput) (*output, error) {
+		return answer(svc.Save(ctx, a, in.OnboardingID, in.GateID, in.Body.Fields, in.IfMatch))
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-onboarding-task-gate-fields", Method: http.MethodGet, Path: "/v1/onboarding-tasks/{onboarding_id}/gates/{gate_id}/fields",
@@ -140,15 +131,11 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *fields.Service) {
 		Description: "As the manager's read, for a gate the task role owns or contributes to. " + taskRules,
 		Errors:      []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingRead), func(ctx context.Context, in *taskGatePath) (*output, error) {
-		ctx, t, err := taskshttp.Resolve(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
+		ctx, t, err := onboardinghttp.Task(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
 		if err != nil {
 			return nil, err
 		}
-		v, err := svc.GetTask(ctx, t, in.GateID)
-		if err != nil {
-			return nil, err
-		}
-		return toBody(v), nil
+		return answer(svc.GetTask(ctx, t, in.GateID))
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -159,14 +146,10 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *fields.Service) {
 			"the role. " + saveRules + " " + taskRules,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *taskSaveInput) (*output, error) {
-		ctx, t, err := taskshttp.Resolve(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
+		ctx, t, err := onboardinghttp.Task(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
 		if err != nil {
 			return nil, err
 		}
-		v, err := svc.SaveTask(ctx, t, in.GateID, in.Body.Fields, in.IfMatch)
-		if err != nil {
-			return nil, err
-		}
-		return toBody(v), nil
+		return answer(svc.SaveTask(ctx, t, in.GateID, in.Body.Fields, in.IfMatch))
 	})
 }

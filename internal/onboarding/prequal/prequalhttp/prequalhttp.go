@@ -13,6 +13,7 @@ import (
 	"atcp/internal/errs"
 	"atcp/internal/httpapi"
 	"atcp/internal/markets/calendar"
+	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/onboarding/prequal"
 )
@@ -88,19 +89,6 @@ func toWire(p prequal.Prequalification) Prequalification {
 		PrequalifiedMW: p.PrequalifiedMW, ValidFrom: dayOpt(p.ValidFrom), DecidedOn: dayOpt(p.DecidedOn), DecisionNote: opt(p.DecisionNote),
 		CertificateDocumentID: opt(p.CertificateDocumentID), WithdrawReason: opt(p.WithdrawReason), RecordedByName: p.RecordedBy,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
-}
-
-// day parses an optional date member; "" is absent.
-func day(v *errs.Validation, loc, s string) *calendar.Day {
-	if s == "" {
-		return nil
-	}
-	d, err := calendar.ParseDay(s)
-	if err != nil {
-		v.Add(loc, "must be a date YYYY-MM-DD", s)
-		return nil
-	}
-	return &d
 }
 
 type onboardingPath struct {
@@ -180,14 +168,10 @@ func Register(s *httpapi.Server, svc *prequal.Service) {
 			" 409 prequalification_exists when the product has one; 409 prequalification_not_in_template when the workflow's template has no " +
 			"prequalification gate; 422 for requested_mw not above 0 or above the asset's usable_power_capacity_mw, or no tso given or known.",
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *createInput) (*createOutput, error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *createInput) (*createOutput, error) {
 		var v errs.Validation
 		r := prequal.CreateRequest{Product: in.Body.Product, RequestedMW: in.Body.RequestedMW, TSO: in.Body.TSO,
-			SubmittedOn: day(&v, "body.submitted_on", in.Body.SubmittedOn), TSOReference: in.Body.TSOReference}
+			SubmittedOn: onboardinghttp.Day(&v, "body.submitted_on", in.Body.SubmittedOn), TSOReference: in.Body.TSOReference}
 		if err := v.Err(); err != nil {
 			return nil, err
 		}
@@ -196,7 +180,7 @@ func Register(s *httpapi.Server, svc *prequal.Service) {
 			return nil, errs.Within("body.", err)
 		}
 		return &createOutput{Location: "/v1/onboardings/" + p.OnboardingID + "/prequalifications/" + p.ID, Body: toWire(p)}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "list-onboarding-prequalifications", Method: http.MethodGet, Path: base, Tags: tags,
@@ -204,21 +188,13 @@ func Register(s *httpapi.Server, svc *prequal.Service) {
 		Summary:     "List the prequalifications of a workflow",
 		Description: "Every product's, withdrawn ones included, oldest first. " + notVisible,
 		Errors:      []int{http.StatusNotFound},
-	}, read, func(ctx context.Context, in *onboardingPath) (*httpapi.Output[PrequalificationList], error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, read, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *onboardingPath) (*httpapi.Output[PrequalificationList], error) {
 		list, err := svc.List(ctx, a, in.OnboardingID)
 		if err != nil {
 			return nil, err
 		}
-		out := PrequalificationList{Prequalifications: make([]Prequalification, len(list))}
-		for i, p := range list {
-			out.Prequalifications[i] = toWire(p)
-		}
-		return &httpapi.Output[PrequalificationList]{Body: out}, nil
-	})
+		return &httpapi.Output[PrequalificationList]{Body: PrequalificationList{Prequalifications: httpapi.Map(list, toWire)}}, nil
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "get-onboarding-prequalification", Method: http.MethodGet, Path: base + "/{prequalification_id}", Tags: tags,
@@ -226,17 +202,13 @@ func Register(s *httpapi.Server, svc *prequal.Service) {
 		Summary:     "Read a prequalification",
 		Description: notVisible + notFound,
 		Errors:      []int{http.StatusNotFound},
-	}, read, func(ctx context.Context, in *prequalPath) (*httpapi.Output[Prequalification], error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, read, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *prequalPath) (*httpapi.Output[Prequalification], error) {
 		p, err := svc.Get(ctx, a, in.OnboardingID, in.PrequalificationID)
 		if err != nil {
 			return nil, err
 		}
 		return &httpapi.Output[Prequalification]{Body: toWire(p)}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "record-onboarding-prequalification-result", Method: http.MethodPost, Path: base + "/{prequalification_id}/result", Tags: tags,
@@ -248,14 +220,10 @@ func Register(s *httpapi.Server, svc *prequal.Service) {
 			"asset refuses the figure. 422 for a prequalified_mw that does not fit the status, or a certificate_document_id that is not a " +
 			"prequalification_certificate document of this onboarding. " + platOnly + " " + notVisible + notFound + " " + closed,
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *resultInput) (*httpapi.Output[Prequalification], error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *resultInput) (*httpapi.Output[Prequalification], error) {
 		var v errs.Validation
 		r := prequal.ResultRequest{Status: in.Body.Status, PrequalifiedMW: in.Body.PrequalifiedMW,
-			DecidedOn: day(&v, "body.decided_on", in.Body.DecidedOn), ValidFrom: day(&v, "body.valid_from", in.Body.ValidFrom),
+			DecidedOn: onboardinghttp.Day(&v, "body.decided_on", in.Body.DecidedOn), ValidFrom: onboardinghttp.Day(&v, "body.valid_from", in.Body.ValidFrom),
 			DecisionNote: in.Body.DecisionNote, CertificateDocumentID: in.Body.CertificateDocumentID}
 		if err := v.Err(); err != nil {
 			return nil, err
@@ -265,7 +233,7 @@ func Register(s *httpapi.Server, svc *prequal.Service) {
 			return nil, errs.Within("body.", err)
 		}
 		return &httpapi.Output[Prequalification]{Body: toWire(p)}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "withdraw-onboarding-prequalification", Method: http.MethodPost, Path: base + "/{prequalification_id}/withdraw", Tags: tags,
@@ -275,15 +243,11 @@ func Register(s *httpapi.Server, svc *prequal.Service) {
 			"reset to 0 in the same transaction. 409 prequalification_withdrawn when already withdrawn. " + platOnly + " " + notVisible +
 			notFound + " " + closed,
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *withdrawInput) (*httpapi.Output[Prequalification], error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *withdrawInput) (*httpapi.Output[Prequalification], error) {
 		p, err := svc.Withdraw(ctx, a, in.OnboardingID, in.PrequalificationID, in.Body.Reason)
 		if err != nil {
 			return nil, errs.Within("body.", err)
 		}
 		return &httpapi.Output[Prequalification]{Body: toWire(p)}, nil
-	})
+	}))
 }

@@ -15,6 +15,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/errs"
 	"atcp/internal/httpapi"
+	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/onboardinghttp"
 	"atcp/internal/onboarding/reminders"
 )
@@ -90,8 +91,7 @@ func toReminder(r reminders.Reminder) Reminder {
 type listInput struct {
 	OnboardingID string `path:"onboarding_id" doc:"A malformed id is 404."`
 	GateID       string `query:"gate_id" doc:"Only this gate's reminders; a gate of another onboarding is 422."`
-	Limit        int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
-	Offset       int    `query:"offset" minimum:"0" default:"0"`
+	onboardinghttp.Page
 }
 
 type policyInput struct {
@@ -138,21 +138,14 @@ func Register(s *httpapi.Server, svc *reminders.Service) {
 		Description: "The reminder policy (the default until set) and the reminders sent, automatic and manual, newest first. " + notVisible +
 			" 422 for a gate_id not of this workflow.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, read, func(ctx context.Context, in *listInput) (*httpapi.Output[ReminderList], error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, read, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *listInput) (*httpapi.Output[ReminderList], error) {
 		p, list, total, err := svc.List(ctx, a, in.OnboardingID, in.GateID, in.Limit, in.Offset)
 		if err != nil {
 			return nil, err
 		}
-		out := ReminderList{Policy: toPolicy(p), Reminders: make([]Reminder, len(list)), Total: total, Limit: in.Limit, Offset: in.Offset}
-		for i, r := range list {
-			out.Reminders[i] = toReminder(r)
-		}
-		return &httpapi.Output[ReminderList]{Body: out}, nil
-	})
+		return &httpapi.Output[ReminderList]{Body: ReminderList{Policy: toPolicy(p), Reminders: httpapi.Map(list, toReminder), Total: total,
+			Limit: in.Limit, Offset: in.Offset}}, nil
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "set-onboarding-reminder-policy", Method: http.MethodPut, Path: "/v1/onboardings/{onboarding_id}/reminder-policy", Tags: tags,
@@ -161,18 +154,14 @@ func Register(s *httpapi.Server, svc *reminders.Service) {
 		Description: "Replaces the policy the hourly reminder job applies to the workflow's gates (days on the Europe/Berlin calendar). " +
 			"The change is audited with the old values. " + notVisible + " " + closed + " 422 for a value out of bounds or a day listed twice.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, write, func(ctx context.Context, in *policyInput) (*httpapi.Output[ReminderPolicy], error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *policyInput) (*httpapi.Output[ReminderPolicy], error) {
 		p, err := svc.SetPolicy(ctx, a, in.OnboardingID, reminders.Policy{DaysBefore: in.Body.DaysBefore, OverdueEveryDays: in.Body.OverdueEveryDays,
 			MaxOverdueReminders: in.Body.MaxOverdueReminders, Enabled: in.Body.Enabled})
 		if err != nil {
 			return nil, errs.Within("body.", err)
 		}
 		return &httpapi.Output[ReminderPolicy]{Body: toPolicy(p)}, nil
-	})
+	}))
 
 	httpapi.Register(s, huma.Operation{
 		OperationID: "remind-onboarding-gate", Method: http.MethodPost, Path: "/v1/onboardings/{onboarding_id}/gates/{gate_id}/remind", Tags: tags,
@@ -183,11 +172,7 @@ func Register(s *httpapi.Server, svc *reminders.Service) {
 			"At most one manual reminder per gate an hour: 429 reminder_rate_limited with Retry-After. 409 gate_done for a passed or waived " +
 			"gate; 422 no_recipients when no one can receive it. 404 gate_not_found when the workflow has no such gate; " + notVisible + " " + closed,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusTooManyRequests},
-	}, write, func(ctx context.Context, in *remindInput) (*httpapi.Output[Reminder], error) {
-		ctx, a, err := onboardinghttp.Caller(ctx, "")
-		if err != nil {
-			return nil, err
-		}
+	}, write, onboardinghttp.Manager(func(ctx context.Context, a onboarding.Actor, in *remindInput) (*httpapi.Output[Reminder], error) {
 		message := ""
 		if in.Body != nil {
 			message = in.Body.Message
@@ -203,5 +188,5 @@ func Register(s *httpapi.Server, svc *reminders.Service) {
 			return nil, errs.Within("body.", err)
 		}
 		return &httpapi.Output[Reminder]{Body: toReminder(r)}, nil
-	})
+	}))
 }

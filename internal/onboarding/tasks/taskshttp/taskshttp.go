@@ -18,20 +18,6 @@ import (
 	"atcp/internal/onboarding/tasks"
 )
 
-// Resolve resolves the caller of a task endpoint on onboarding id as
-// onboarding.Service.ResolveTask does (a magic-link session, a preview
-// with the X-Onboarding-Preview-Role header, or a user holding the role
-// through a contact); the returned ctx carries the request id.
-func Resolve(ctx context.Context, ob *onboarding.Service, id, role, previewRole string) (context.Context, onboarding.Task, error) {
-	ctx = onboarding.WithRequestID(ctx, httpapi.RequestID(ctx))
-	a, err := onboarding.ActorFrom(httpapi.Principal(ctx), previewRole)
-	if err != nil {
-		return ctx, onboarding.Task{}, err
-	}
-	t, err := ob.ResolveTask(ctx, a, id, role)
-	return ctx, t, err
-}
-
 // Detail is the task detail of t, the answer of the task endpoints.
 func Detail(ctx context.Context, svc *tasks.Service, t onboarding.Task) (TaskDetail, error) {
 	d, err := svc.Detail(ctx, t)
@@ -83,11 +69,7 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *tasks.Service) {
 		if err != nil {
 			return nil, err
 		}
-		out := TaskList{Tasks: make([]TaskItem, len(items))}
-		for i, it := range items {
-			out.Tasks[i] = toItem(it)
-		}
-		return &httpapi.Output[TaskList]{Body: out}, nil
+		return &httpapi.Output[TaskList]{Body: TaskList{Tasks: httpapi.Map(items, toItem)}}, nil
 	})
 
 	httpapi.Register(s, huma.Operation{
@@ -98,7 +80,7 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *tasks.Service) {
 			"contributes to (task_gate_ids), their document slots and current documents, the branding. " + resolveErrors,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingRead), func(ctx context.Context, in *detailInput) (*httpapi.Output[TaskDetail], error) {
-		ctx, t, err := Resolve(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
+		ctx, t, err := onboardinghttp.Task(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +98,7 @@ func Register(s *httpapi.Server, ob *onboarding.Service, svc *tasks.Service) {
 			"gate_transition_not_allowed, onboarding_closed; 422 gate_requirements_unmet listing each unmet requirement.",
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, httpapi.TaskOr(auth.OnboardingWrite), func(ctx context.Context, in *submitInput) (*httpapi.Output[TaskDetail], error) {
-		ctx, t, err := Resolve(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
+		ctx, t, err := onboardinghttp.Task(ctx, ob, in.OnboardingID, in.Role, in.PreviewRole)
 		if err != nil {
 			return nil, err
 		}
