@@ -272,8 +272,9 @@ func (r *Response) Map(t testing.TB) map[string]any {
 }
 
 // Do sends a request with an optional bearer token and JSON body (a string
-// or []byte is sent as is; anything else is encoded).
-func (h *Harness) Do(method, path, token string, body any) *Response {
+// or []byte is sent as is; anything else is encoded), and headers given as
+// name, value pairs.
+func (h *Harness) Do(method, path, token string, body any, headers ...string) *Response {
 	h.T.Helper()
 	var rdr io.Reader
 	switch b := body.(type) {
@@ -298,6 +299,9 @@ func (h *Harness) Do(method, path, token string, body any) *Response {
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
 	}
 	return h.Send(req)
 }
