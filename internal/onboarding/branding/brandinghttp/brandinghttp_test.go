@@ -3,7 +3,6 @@ package brandinghttp_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"image"
 	"image/png"
 	"io"
@@ -12,46 +11,25 @@ import (
 	"testing"
 
 	"atcp/internal/auth"
-	"atcp/internal/identity"
-	"atcp/internal/objstore/embedded"
 	"atcp/internal/onboarding/branding"
 	"atcp/internal/onboarding/branding/brandinghttp"
+	"atcp/internal/onboarding/onboardingtest"
 	"atcp/internal/store"
 	"atcp/internal/testkit"
 )
 
 type env struct {
-	h   *testkit.Harness
-	svc *branding.Service
-	// acme may read and write, acmeRO only read, beta is another
-	// organisation, none has no onboarding scope.
-	acme, acmeRO, beta, none, admin string
+	*onboardingtest.Kit
+	svc   *branding.Service
+	admin string // a platform administrator
 }
 
 func setup(t *testing.T, b store.Backend) env {
 	t.Helper()
-	h := testkit.NewHarness(t, b)
-	dir := identity.NewDirectory(b.Directory(), h.Clock, h.URL)
-	for _, org := range []string{auth.PlatformOrganization, "acme", "beta"} {
-		if err := dir.EnsureOrganization(context.Background(), org, "Org "+org); err != nil {
-			t.Fatal(err)
-		}
-	}
-	objects, err := embedded.Open(t.TempDir(), h.URL, h.Security)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { objects.Close() })
-	h.Server.Mux.Handle(embedded.RoutePrefix, objects.Handler())
-	svc := branding.NewService(branding.Deps{Store: b.OnboardingBranding(), Organizations: b.Directory(), Objects: objects, Clock: h.Clock})
-	brandinghttp.Register(h.Server, svc)
-	return env{h: h, svc: svc,
-		acme:   h.TokenFor("acme", auth.OnboardingRead, auth.OnboardingWrite),
-		acmeRO: h.TokenFor("acme", auth.OnboardingRead),
-		beta:   h.TokenFor("beta", auth.OnboardingRead, auth.OnboardingWrite),
-		none:   h.TokenFor("acme", auth.AssetRead, auth.AssetWrite),
-		admin:  h.AdminToken(),
-	}
+	k := onboardingtest.New(t, b, onboardingtest.Config{})
+	svc := branding.NewService(branding.Deps{Store: b.OnboardingBranding(), Organizations: b.Directory(), Objects: k.Objects(), Clock: k.Clock})
+	brandinghttp.Register(k.Server, svc)
+	return env{Kit: k, svc: svc, admin: k.AdminToken()}
 }
 
 func settings() map[string]any {
@@ -74,7 +52,7 @@ func pngBytes(t *testing.T) []byte {
 // upload PUTs a banner of contentType with the token and If-Match.
 func (e env) upload(t *testing.T, token, org, contentType, ifMatch string, body []byte) *testkit.Response {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPut, e.h.URL+"/v1/onboarding-branding/"+org+"/email-banner", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPut, e.URL+"/v1/onboarding-branding/"+org+"/email-banner", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,36 +63,25 @@ func (e env) upload(t *testing.T, token, org, contentType, ifMatch string, body 
 	if ifMatch != "" {
 		req.Header.Set("If-Match", ifMatch)
 	}
-	return e.h.Send(req)
+	return e.Send(req)
 }
 
 func (e env) put(t *testing.T, token, org, ifMatch string, body any) *testkit.Response {
 	t.Helper()
 	if ifMatch == "" {
-		return e.h.Do("PUT", "/v1/onboarding-branding/"+org, token, body)
+		return e.Do("PUT", "/v1/onboarding-branding/"+org, token, body)
 	}
-	enc, err := json.Marshal(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest(http.MethodPut, e.h.URL+"/v1/onboarding-branding/"+org, bytes.NewReader(enc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("If-Match", ifMatch)
-	return e.h.Send(req)
+	return e.Do("PUT", "/v1/onboarding-branding/"+org, token, body, "If-Match", ifMatch)
 }
 
 func TestBrandingLifecycle(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := setup(t, b)
 		// Never set: every member null, no ETag.
-		res := e.h.Do("GET", "/v1/onboarding-branding/acme", e.acmeRO, nil).Expect(t, 200, "")
+		res := e.Do("GET", "/v1/onboarding-branding/acme", e.AcmeRO, nil).Expect(t, 200, "")
 		m := res.Map(t)
 		br := m["branding"].(map[string]any)
-		if m["organization_id"] != "acme" || m["organization_name"] != "Org acme" || len(br) != 7 || res.Header.Get("ETag") != "" {
+		if m["organization_id"] != "acme" || m["organization_name"] != "Acme GmbH" || len(br) != 7 || res.Header.Get("ETag") != "" {
 			t.Fatalf("never set: %s %v", res, res.Header)
 		}
 		for k, v := range br {
@@ -123,7 +90,7 @@ func TestBrandingLifecycle(t *testing.T) {
 			}
 		}
 
-		res = e.put(t, e.acme, "acme", "", settings()).Expect(t, 200, "")
+		res = e.put(t, e.Acme, "acme", "", settings()).Expect(t, 200, "")
 		tag := res.Header.Get("ETag")
 		got := res.Map(t)
 		if tag == "" || got["display_name"] != "Acme Onboarding" || got["primary_color"] != "#0a7cff" || got["logo_url"] != nil ||
@@ -133,7 +100,7 @@ func TestBrandingLifecycle(t *testing.T) {
 		if tpl := got["magic_link_email_templates"].(map[string]any); tpl["de"].(map[string]any)["subject"] != "Zugang für {contact_name}" || tpl["en"] != nil {
 			t.Fatalf("templates: %v", tpl)
 		}
-		res = e.h.Do("GET", "/v1/onboarding-branding/acme", e.admin, nil).Expect(t, 200, "")
+		res = e.Do("GET", "/v1/onboarding-branding/acme", e.admin, nil).Expect(t, 200, "")
 		if res.Header.Get("ETag") != tag {
 			t.Fatalf("GET ETag %q, PUT %q", res.Header.Get("ETag"), tag)
 		}
@@ -142,19 +109,19 @@ func TestBrandingLifecycle(t *testing.T) {
 		// the refused request changes nothing.
 		changed := settings()
 		changed["display_name"] = "Acme Inbetriebnahme"
-		res = e.put(t, e.acme, "acme", tag, changed).Expect(t, 200, "")
+		res = e.put(t, e.Acme, "acme", tag, changed).Expect(t, 200, "")
 		newTag := res.Header.Get("ETag")
 		if newTag == tag {
 			t.Fatal("the ETag did not change")
 		}
-		e.put(t, e.acme, "acme", tag, settings()).Expect(t, 409, "edit_conflict")
-		if got := e.h.Do("GET", "/v1/onboarding-branding/acme", e.acme, nil).Map(t)["branding"].(map[string]any); got["display_name"] != "Acme Inbetriebnahme" {
+		e.put(t, e.Acme, "acme", tag, settings()).Expect(t, 409, "edit_conflict")
+		if got := e.Do("GET", "/v1/onboarding-branding/acme", e.Acme, nil).Map(t)["branding"].(map[string]any); got["display_name"] != "Acme Inbetriebnahme" {
 			t.Fatalf("a refused PUT changed the branding: %v", got)
 		}
 
 		// The banner: stored, previewable, and the ETag moves.
 		img := pngBytes(t)
-		res = e.upload(t, e.acme, "acme", "image/png", newTag, img).Expect(t, 200, "")
+		res = e.upload(t, e.Acme, "acme", "image/png", newTag, img).Expect(t, 200, "")
 		bannerURL, _ := res.Map(t)["email_banner_url"].(string)
 		if bannerURL == "" || res.Header.Get("ETag") == newTag || res.Map(t)["display_name"] != "Acme Inbetriebnahme" {
 			t.Fatalf("banner: %s", res)
@@ -168,7 +135,7 @@ func TestBrandingLifecycle(t *testing.T) {
 		if dl.StatusCode != 200 || !bytes.Equal(body, img) {
 			t.Fatalf("banner download: %d, %d bytes", dl.StatusCode, len(body))
 		}
-		e.upload(t, e.acme, "acme", "image/png", newTag, img).Expect(t, 409, "edit_conflict")
+		e.upload(t, e.Acme, "acme", "image/png", newTag, img).Expect(t, 409, "edit_conflict")
 
 		// Resolve: acme's own; beta (none) falls back to the platform's,
 		// and without that to the built-in defaults.
@@ -206,20 +173,20 @@ func TestBrandingErrors(t *testing.T) {
 		img := pngBytes(t)
 		// 404: another organisation and an unknown one alike.
 		for _, org := range []string{"beta", "nobody"} {
-			e.h.Do("GET", "/v1/onboarding-branding/"+org, e.acme, nil).Expect(t, 404, "organization_not_found")
-			e.put(t, e.acme, org, "", settings()).Expect(t, 404, "organization_not_found")
-			e.upload(t, e.acme, org, "image/png", "", img).Expect(t, 404, "organization_not_found")
+			e.Do("GET", "/v1/onboarding-branding/"+org, e.Acme, nil).Expect(t, 404, "organization_not_found")
+			e.put(t, e.Acme, org, "", settings()).Expect(t, 404, "organization_not_found")
+			e.upload(t, e.Acme, org, "image/png", "", img).Expect(t, 404, "organization_not_found")
 		}
-		e.h.Do("GET", "/v1/onboarding-branding/nobody", e.admin, nil).Expect(t, 404, "organization_not_found")
+		e.Do("GET", "/v1/onboarding-branding/nobody", e.admin, nil).Expect(t, 404, "organization_not_found")
 		e.put(t, e.admin, "nobody", "", settings()).Expect(t, 404, "organization_not_found")
 		// The platform reaches every organisation.
 		e.put(t, e.admin, "beta", "", settings()).Expect(t, 200, "")
 
 		// 403: a missing scope.
-		e.h.Do("GET", "/v1/onboarding-branding/acme", e.none, nil).Expect(t, 403, "insufficient_scope")
-		e.put(t, e.acmeRO, "acme", "", settings()).Expect(t, 403, "insufficient_scope")
-		e.upload(t, e.acmeRO, "acme", "image/png", "", img).Expect(t, 403, "insufficient_scope")
-		e.h.Do("GET", "/v1/onboarding-branding/acme", "", nil).Expect(t, 401, "invalid_token")
+		e.Do("GET", "/v1/onboarding-branding/acme", e.None, nil).Expect(t, 403, "insufficient_scope")
+		e.put(t, e.AcmeRO, "acme", "", settings()).Expect(t, 403, "insufficient_scope")
+		e.upload(t, e.AcmeRO, "acme", "image/png", "", img).Expect(t, 403, "insufficient_scope")
+		e.Do("GET", "/v1/onboarding-branding/acme", "", nil).Expect(t, 401, "invalid_token")
 
 		// 422 names the field; 400 for a malformed body.
 		for field, bad := range map[string]any{
@@ -230,35 +197,35 @@ func TestBrandingErrors(t *testing.T) {
 			body := settings()
 			key, _, _ := strings.Cut(field, ".")
 			body[key] = bad
-			res := e.put(t, e.acme, "acme", "", body).Expect(t, 422, "validation_failed")
+			res := e.put(t, e.Acme, "acme", "", body).Expect(t, 422, "validation_failed")
 			if !strings.Contains(string(res.Body), `"body.`+field+`"`) {
 				t.Errorf("%s: %s", field, res)
 			}
 		}
 		body := settings()
 		delete(body, "support_email")
-		e.put(t, e.acme, "acme", "", body).Expect(t, 422, "validation_failed")
-		req, _ := http.NewRequest(http.MethodPut, e.h.URL+"/v1/onboarding-branding/acme", strings.NewReader(`{"display_name":`))
-		req.Header.Set("Authorization", "Bearer "+e.acme)
+		e.put(t, e.Acme, "acme", "", body).Expect(t, 422, "validation_failed")
+		req, _ := http.NewRequest(http.MethodPut, e.URL+"/v1/onboarding-branding/acme", strings.NewReader(`{"display_name":`))
+		req.Header.Set("Authorization", "Bearer "+e.Acme)
 		req.Header.Set("Content-Type", "application/json")
-		e.h.Send(req).Expect(t, 400, "")
+		e.Send(req).Expect(t, 400, "")
 		// If-Match before any branding exists.
-		e.put(t, e.acme, "acme", `"abc"`, settings()).Expect(t, 409, "edit_conflict")
+		e.put(t, e.Acme, "acme", `"abc"`, settings()).Expect(t, 409, "edit_conflict")
 
 		// The banner's refusals, none of which stores anything.
-		e.upload(t, e.acme, "acme", "image/jpeg", "", img).Expect(t, 400, "image_type_mismatch")
-		e.upload(t, e.acme, "acme", "image/gif", "", []byte("GIF89a")).Expect(t, 400, "unsupported_image")
+		e.upload(t, e.Acme, "acme", "image/jpeg", "", img).Expect(t, 400, "image_type_mismatch")
+		e.upload(t, e.Acme, "acme", "image/gif", "", []byte("GIF89a")).Expect(t, 400, "unsupported_image")
 		// Without a Content-Type the edge reads the body as JSON.
-		e.upload(t, e.acme, "acme", "", "", img).Expect(t, 400, "invalid_utf8")
-		e.upload(t, e.acme, "acme", "image/svg+xml", "", []byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`)).
+		e.upload(t, e.Acme, "acme", "", "", img).Expect(t, 400, "invalid_utf8")
+		e.upload(t, e.Acme, "acme", "image/svg+xml", "", []byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`)).
 			Expect(t, 400, "svg_active_content")
-		e.upload(t, e.acme, "acme", "application/json", "", []byte(`{"a":1}`)).Expect(t, 400, "unsupported_image")
+		e.upload(t, e.Acme, "acme", "application/json", "", []byte(`{"a":1}`)).Expect(t, 400, "unsupported_image")
 		// 2 MB is accepted (a PNG with trailing bytes), one byte more is 413.
 		big := append(append([]byte{}, img...), make([]byte, branding.MaxBannerBytes-len(img))...)
-		e.upload(t, e.acme, "acme", "image/png", "", big).Expect(t, 200, "")
-		e.upload(t, e.acme, "acme", "image/png", "", append(big, 0)).Expect(t, 413, "request_too_large")
+		e.upload(t, e.Acme, "acme", "image/png", "", big).Expect(t, 200, "")
+		e.upload(t, e.Acme, "acme", "image/png", "", append(big, 0)).Expect(t, 413, "request_too_large")
 		// SVG is accepted when it holds nothing active.
-		res := e.upload(t, e.acme, "acme", "image/svg+xml", "", []byte(`<svg xmlns="http://www.w3.org/2000/svg"><rect width="5" height="5"/></svg>`)).
+		res := e.upload(t, e.Acme, "acme", "image/svg+xml", "", []byte(`<svg xmlns="http://www.w3.org/2000/svg"><rect width="5" height="5"/></svg>`)).
 			Expect(t, 200, "")
 		if res.Map(t)["email_banner_url"] == nil {
 			t.Fatalf("svg banner: %s", res)

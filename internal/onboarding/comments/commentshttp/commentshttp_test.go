@@ -3,102 +3,40 @@ package commentshttp_test
 import (
 	"context"
 	"net/http"
-	"sync"
 	"testing"
 
-	"atcp/internal/assets"
-	"atcp/internal/auth"
-	"atcp/internal/identity"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/comments"
 	"atcp/internal/onboarding/comments/commentshttp"
+	"atcp/internal/onboarding/onboardingtest"
 	"atcp/internal/store"
 	"atcp/internal/testkit"
 )
 
 type mail struct {
-	mu   sync.Mutex
-	sent []comments.CommentMail
+	onboardingtest.Recorder[comments.CommentMail]
 }
 
 func (m *mail) Comment(_ context.Context, _ onboarding.Onboarding, c comments.CommentMail) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.sent = append(m.sent, c)
-	return nil
+	return m.Record(c)
 }
 
 type env struct {
-	h    *testkit.Harness
-	core *onboarding.Service
+	*onboardingtest.Kit
 	mail *mail
 	ob   onboarding.Onboarding
-	// platform and acme may read and write onboarding, acmeRO only read,
-	// beta is another organisation, none has no onboarding scope, epc is
-	// a magic-link session of the onboarding as epc, other one of another
-	// onboarding.
-	platform, acme, acmeRO, beta, none, epc, other string
+	// epc is a magic-link session of the onboarding as epc, other one of
+	// another onboarding.
+	epc, other string
 }
-
-var platformActor = onboarding.Actor{Kind: onboarding.ActorUser, ID: "u-platform", Name: "platform@example.com",
-	OrganizationID: auth.PlatformOrganization, Role: onboarding.RolePlatformOnboarding}
 
 func setup(t *testing.T, b store.Backend) env {
 	t.Helper()
-	ctx := context.Background()
-	h := testkit.NewHarness(t, b)
-	dir := identity.NewDirectory(b.Directory(), h.Clock, h.URL)
-	for _, org := range []string{"acme", "beta"} {
-		if err := dir.EnsureOrganization(ctx, org, org); err != nil {
-			t.Fatal(err)
-		}
-	}
-	registry := assets.NewService(b.Assets(), h.Clock)
-	for _, id := range []string{"bess-1", "bess-2"} {
-		a := assets.NewAsset(id, "acme", "Battery "+id, "Cottbus", assets.Standalone)
-		it := assets.FullControl
-		a.IntegrationType = &it
-		if err := registry.EnsureAsset(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	core := onboarding.NewService(b.Onboardings(), registry, h.Clock)
+	k := onboardingtest.New(t, b, onboardingtest.Config{})
 	m := &mail{}
-	commentshttp.Register(h.Server, core, comments.NewService(core, b.OnboardingComments(), h.Clock, m))
-	ob, err := core.Create(ctx, platformActor, onboarding.CreateRequest{AssetID: "bess-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := core.Create(ctx, platformActor, onboarding.CreateRequest{AssetID: "bess-2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	user := func(org string, scopes ...auth.Scope) string {
-		return h.Token(auth.Principal{Subject: "u-" + org, OrganizationID: org, Email: org + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
-	}
-	session := func(obID string) string {
-		return h.Token(auth.Principal{Subject: "c-1", OrganizationID: "acme",
-			Task: &auth.TaskGrant{OnboardingID: obID, ContactID: "c-1", Role: "epc", SessionID: "s-1"}})
-	}
-	return env{h: h, core: core, mail: m, ob: ob,
-		platform: user(auth.PlatformOrganization, auth.OnboardingRead, auth.OnboardingWrite),
-		acme:     user("acme", auth.OnboardingRead, auth.OnboardingWrite),
-		acmeRO:   user("acme", auth.OnboardingRead),
-		beta:     user("beta", auth.OnboardingRead, auth.OnboardingWrite),
-		none:     user("acme", auth.AssetRead, auth.AssetWrite),
-		epc:      session(ob.ID),
-		other:    session(other.ID),
-	}
-}
-
-// gate returns the id of the workflow's gate of kind.
-func (e env) gate(t *testing.T, kind string) string {
-	t.Helper()
-	g, err := e.core.GateForKind(context.Background(), e.ob, kind)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g.ID
+	commentshttp.Register(k.Server, k.Core, comments.NewService(k.Core, b.OnboardingComments(), k.Clock, m))
+	ob, other := k.Start("bess-1", nil), k.Start("bess-2", nil)
+	return env{Kit: k, mail: m, ob: ob, epc: k.Session(ob, "c-1", onboarding.RoleEPC), other: k.Session(other, "c-1", onboarding.RoleEPC)}
 }
 
 type list struct {
@@ -109,86 +47,86 @@ type list struct {
 func TestManagerComments(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := setup(t, b)
-		h := e.h
+		h := e.Harness
 		base := "/v1/onboardings/" + e.ob.ID + "/comments"
-		rfi := e.gate(t, onboarding.KindRfI)
+		rfi := e.Gate(e.ob, onboarding.KindRfI).ID
 
-		c := h.Do("POST", base, e.platform, map[string]any{"body": "Please fill in the RfI.", "gate_id": rfi}).Expect(t, 201, "").Map(t)
+		c := h.Do("POST", base, e.Platform, map[string]any{"body": "Please fill in the RfI.", "gate_id": rfi}).Expect(t, 201, "").Map(t)
 		if c["visibility"] != "shared" || c["gate_id"] != rfi || c["author_name"] != "platform@example.com" ||
 			c["author_role"] != "platform_onboarding" || c["onboarding_id"] != e.ob.ID {
 			t.Fatalf("comment %v", c)
 		}
-		h.Do("POST", base, e.acme, map[string]any{"body": "Our note.", "visibility": "internal"}).Expect(t, 201, "")
-		h.Do("POST", base, e.acme, map[string]any{"body": "Hello all."}).Expect(t, 201, "")
+		h.Do("POST", base, e.Acme, map[string]any{"body": "Our note.", "visibility": "internal"}).Expect(t, 201, "")
+		h.Do("POST", base, e.Acme, map[string]any{"body": "Hello all."}).Expect(t, 201, "")
 		// Mails: the RfI's owner (asset_owner), none for internal, asset_owner for the onboarding thread.
-		if len(e.mail.sent) != 2 || e.mail.sent[0].RecipientRoles[0] != onboarding.RoleAssetOwner || e.mail.sent[0].GateID != rfi ||
-			e.mail.sent[1].RecipientRoles[0] != onboarding.RoleAssetOwner || e.mail.sent[1].GateID != "" {
-			t.Fatalf("mails %+v", e.mail.sent)
+		if sent := e.mail.Sent(); len(sent) != 2 || sent[0].RecipientRoles[0] != onboarding.RoleAssetOwner || sent[0].GateID != rfi ||
+			sent[1].RecipientRoles[0] != onboarding.RoleAssetOwner || sent[1].GateID != "" {
+			t.Fatalf("mails %+v", sent)
 		}
 
 		var l list
-		h.Do("GET", base, e.acmeRO, nil).Expect(t, 200, "").JSON(t, &l)
+		h.Do("GET", base, e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &l)
 		if l.Total != 3 || l.Comments[0]["body"] != "Hello all." || l.Comments[0]["gate_id"] != nil || l.Comments[0]["author_role"] != nil {
 			t.Fatalf("list %+v", l)
 		}
-		h.Do("GET", base+"?visibility=internal", e.platform, nil).Expect(t, 200, "").JSON(t, &l)
+		h.Do("GET", base+"?visibility=internal", e.Platform, nil).Expect(t, 200, "").JSON(t, &l)
 		if l.Total != 1 || l.Comments[0]["body"] != "Our note." {
 			t.Fatalf("internal %+v", l)
 		}
-		h.Do("GET", base+"?gate_id="+rfi+"&limit=1&offset=0", e.acme, nil).Expect(t, 200, "").JSON(t, &l)
+		h.Do("GET", base+"?gate_id="+rfi+"&limit=1&offset=0", e.Acme, nil).Expect(t, 200, "").JSON(t, &l)
 		if l.Total != 1 || len(l.Comments) != 1 || l.Comments[0]["gate_id"] != rfi {
 			t.Fatalf("by gate %+v", l)
 		}
-		h.Do("GET", base+"?limit=2&offset=2", e.acme, nil).Expect(t, 200, "").JSON(t, &l)
+		h.Do("GET", base+"?limit=2&offset=2", e.Acme, nil).Expect(t, 200, "").JSON(t, &l)
 		if l.Total != 3 || len(l.Comments) != 1 || l.Comments[0]["body"] != "Please fill in the RfI." {
 			t.Fatalf("paged %+v", l)
 		}
 
 		// Errors.
-		h.Do("GET", base+"?gate_id=00000000-0000-4000-8000-000000000000", e.acme, nil).Expect(t, 422, "validation_failed")
-		h.Do("GET", base+"?visibility=secret", e.acme, nil).Expect(t, 422, "validation_failed")
-		h.Do("POST", base, e.acme, map[string]any{"body": "   "}).Expect(t, 422, "validation_failed")
-		h.Do("POST", base, e.acme, map[string]any{"body": "x", "gate_id": "00000000-0000-4000-8000-000000000000"}).Expect(t, 422, "validation_failed")
-		h.Do("POST", base, e.acme, map[string]any{"body": "x", "visibility": "public"}).Expect(t, 422, "validation_failed")
-		h.Do("POST", base, e.acme, map[string]any{"body": "nul\x00byte"}).Expect(t, 422, "validation_failed")
-		h.Do("GET", base, e.none, nil).Expect(t, 403, "insufficient_scope")
-		h.Do("POST", base, e.acmeRO, map[string]any{"body": "x"}).Expect(t, 403, "insufficient_scope")
-		h.Do("GET", base, e.beta, nil).Expect(t, 404, "onboarding_not_found")
-		h.Do("POST", base, e.beta, map[string]any{"body": "x"}).Expect(t, 404, "onboarding_not_found")
-		h.Do("GET", "/v1/onboardings/nope/comments", e.acme, nil).Expect(t, 404, "onboarding_not_found")
+		h.Do("GET", base+"?gate_id=00000000-0000-4000-8000-000000000000", e.Acme, nil).Expect(t, 422, "validation_failed")
+		h.Do("GET", base+"?visibility=secret", e.Acme, nil).Expect(t, 422, "validation_failed")
+		h.Do("POST", base, e.Acme, map[string]any{"body": "   "}).Expect(t, 422, "validation_failed")
+		h.Do("POST", base, e.Acme, map[string]any{"body": "x", "gate_id": "00000000-0000-4000-8000-000000000000"}).Expect(t, 422, "validation_failed")
+		h.Do("POST", base, e.Acme, map[string]any{"body": "x", "visibility": "public"}).Expect(t, 422, "validation_failed")
+		h.Do("POST", base, e.Acme, map[string]any{"body": "nul\x00byte"}).Expect(t, 422, "validation_failed")
+		h.Do("GET", base, e.None, nil).Expect(t, 403, "insufficient_scope")
+		h.Do("POST", base, e.AcmeRO, map[string]any{"body": "x"}).Expect(t, 403, "insufficient_scope")
+		h.Do("GET", base, e.Beta, nil).Expect(t, 404, "onboarding_not_found")
+		h.Do("POST", base, e.Beta, map[string]any{"body": "x"}).Expect(t, 404, "onboarding_not_found")
+		h.Do("GET", "/v1/onboardings/nope/comments", e.Acme, nil).Expect(t, 404, "onboarding_not_found")
 		h.Do("GET", base, e.epc, nil).Expect(t, 403, "magic_link_session_not_allowed")
-		h.Do("GET", base, e.platform, nil).Expect(t, 200, "").JSON(t, &l)
+		h.Do("GET", base, e.Platform, nil).Expect(t, 200, "").JSON(t, &l)
 		if l.Total != 3 {
 			t.Fatalf("rejected posts changed something: %+v", l)
 		}
-		if _, err := e.core.Cancel(context.Background(), platformActor, e.ob.ID, "sold"); err != nil {
+		if _, err := e.Core.Cancel(context.Background(), onboardingtest.PlatformActor, e.ob.ID, "sold"); err != nil {
 			t.Fatal(err)
 		}
-		h.Do("POST", base, e.acme, map[string]any{"body": "late"}).Expect(t, 409, "onboarding_closed")
+		h.Do("POST", base, e.Acme, map[string]any{"body": "late"}).Expect(t, 409, "onboarding_closed")
 	})
 }
 
 func TestTaskComments(t *testing.T) {
 	e := setup(t, testkit.OpenSQLite(t))
-	h := e.h
+	h := e.Harness
 	ctx := context.Background()
 	base := "/v1/onboarding-tasks/" + e.ob.ID + "/comments"
-	installation := e.gate(t, onboarding.KindInstallation) // epc owns it
-	rfi := e.gate(t, onboarding.KindRfI)                   // asset_owner owns it, epc contributes
-	golive := e.gate(t, onboarding.KindGoLive)             // platform only
+	installation := e.Gate(e.ob, onboarding.KindInstallation).ID // epc owns it
+	rfi := e.Gate(e.ob, onboarding.KindRfI).ID                   // asset_owner owns it, epc contributes
+	golive := e.Gate(e.ob, onboarding.KindGoLive).ID             // platform only
 	mgr := "/v1/onboardings/" + e.ob.ID + "/comments"
-	h.Do("POST", mgr, e.platform, map[string]any{"body": "Photos please.", "gate_id": installation}).Expect(t, 201, "")
-	h.Do("POST", mgr, e.platform, map[string]any{"body": "Go-live soon.", "gate_id": golive}).Expect(t, 201, "")
-	h.Do("POST", mgr, e.acme, map[string]any{"body": "internal", "visibility": "internal", "gate_id": installation}).Expect(t, 201, "")
-	e.mail.sent = nil
+	h.Do("POST", mgr, e.Platform, map[string]any{"body": "Photos please.", "gate_id": installation}).Expect(t, 201, "")
+	h.Do("POST", mgr, e.Platform, map[string]any{"body": "Go-live soon.", "gate_id": golive}).Expect(t, 201, "")
+	h.Do("POST", mgr, e.Acme, map[string]any{"body": "internal", "visibility": "internal", "gate_id": installation}).Expect(t, 201, "")
+	e.mail.Reset()
 
 	c := h.Do("POST", base, e.epc, map[string]any{"body": "Uploaded.", "gate_id": installation}).Expect(t, 201, "").Map(t)
 	if c["visibility"] != "shared" || c["author_role"] != "epc" || c["author_name"] != "c-1" {
 		t.Fatalf("task comment %v", c)
 	}
 	h.Do("POST", base, e.epc, map[string]any{"body": "On the RfI.", "gate_id": rfi}).Expect(t, 201, "")
-	if len(e.mail.sent) != 2 || e.mail.sent[0].RecipientRoles[0] != onboarding.RolePlatformOnboarding {
-		t.Fatalf("mails %+v", e.mail.sent)
+	if sent := e.mail.Sent(); len(sent) != 2 || sent[0].RecipientRoles[0] != onboarding.RolePlatformOnboarding {
+		t.Fatalf("mails %+v", sent)
 	}
 	var l list
 	h.Do("GET", base, e.epc, nil).Expect(t, 200, "").JSON(t, &l)
@@ -202,12 +140,12 @@ func TestTaskComments(t *testing.T) {
 	}
 	// Preview: a user as epc reads; writing in preview needs onboarding.write.
 	req, _ := http.NewRequest("GET", h.URL+base, nil)
-	req.Header.Set("Authorization", "Bearer "+e.acmeRO)
+	req.Header.Set("Authorization", "Bearer "+e.AcmeRO)
 	req.Header.Set("X-Onboarding-Preview-Role", "epc")
 	if r := h.Send(req); r.Status != 200 {
 		t.Fatalf("preview read %d %s", r.Status, r.Body)
 	}
-	h.Do("POST", base, e.acmeRO, map[string]any{"body": "x"}).Expect(t, 403, "insufficient_scope")
+	h.Do("POST", base, e.AcmeRO, map[string]any{"body": "x"}).Expect(t, 403, "insufficient_scope")
 
 	// Errors.
 	h.Do("GET", base+"?gate_id="+golive, e.epc, nil).Expect(t, 422, "validation_failed")
@@ -217,11 +155,11 @@ func TestTaskComments(t *testing.T) {
 	h.Do("POST", base, e.epc, map[string]any{"body": ""}).Expect(t, 422, "validation_failed")
 	h.Do("GET", base, e.other, nil).Expect(t, 404, "task_not_found")
 	h.Do("POST", base, e.other, map[string]any{"body": "x"}).Expect(t, 404, "task_not_found")
-	h.Do("GET", base, e.acme, nil).Expect(t, 404, "task_not_found") // holds no contact role
-	h.Do("GET", base, e.beta, nil).Expect(t, 404, "task_not_found")
-	h.Do("GET", base, e.none, nil).Expect(t, 403, "insufficient_scope")
+	h.Do("GET", base, e.Acme, nil).Expect(t, 404, "task_not_found") // holds no contact role
+	h.Do("GET", base, e.Beta, nil).Expect(t, 404, "task_not_found")
+	h.Do("GET", base, e.None, nil).Expect(t, 403, "insufficient_scope")
 	h.Do("GET", base+"?role=tso", e.epc, nil).Expect(t, 404, "task_not_found")
-	if _, err := e.core.Cancel(ctx, platformActor, e.ob.ID, "sold"); err != nil {
+	if _, err := e.Core.Cancel(ctx, onboardingtest.PlatformActor, e.ob.ID, "sold"); err != nil {
 		t.Fatal(err)
 	}
 	h.Do("POST", base, e.epc, map[string]any{"body": "late"}).Expect(t, 409, "onboarding_closed")
@@ -230,18 +168,18 @@ func TestTaskComments(t *testing.T) {
 
 func TestTaskActivity(t *testing.T) {
 	e := setup(t, testkit.OpenSQLite(t))
-	h := e.h
+	h := e.Harness
 	ctx := context.Background()
-	installation := e.gate(t, onboarding.KindInstallation)
-	golive := e.gate(t, onboarding.KindGoLive)
+	installation := e.Gate(e.ob, onboarding.KindInstallation).ID
+	golive := e.Gate(e.ob, onboarding.KindGoLive).ID
 	mgr := "/v1/onboardings/" + e.ob.ID + "/comments"
-	h.Do("POST", mgr, e.acme, map[string]any{"body": "internal", "visibility": "internal", "gate_id": installation}).Expect(t, 201, "")
-	h.Do("POST", mgr, e.platform, map[string]any{"body": "shared", "gate_id": installation}).Expect(t, 201, "")
+	h.Do("POST", mgr, e.Acme, map[string]any{"body": "internal", "visibility": "internal", "gate_id": installation}).Expect(t, 201, "")
+	h.Do("POST", mgr, e.Platform, map[string]any{"body": "shared", "gate_id": installation}).Expect(t, 201, "")
 	h.Do("POST", "/v1/onboarding-tasks/"+e.ob.ID+"/comments", e.epc, map[string]any{"body": "mine"}).Expect(t, 201, "")
-	if _, err := e.core.UpdateGate(ctx, platformActor, e.ob.ID, installation, &e.ob.StartedOn); err != nil {
+	if _, err := e.Core.UpdateGate(ctx, onboardingtest.PlatformActor, e.ob.ID, installation, &e.ob.StartedOn); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.core.UpdateGate(ctx, platformActor, e.ob.ID, golive, &e.ob.StartedOn); err != nil {
+	if _, err := e.Core.UpdateGate(ctx, onboardingtest.PlatformActor, e.ob.ID, golive, &e.ob.StartedOn); err != nil {
 		t.Fatal(err)
 	}
 	var l struct {
@@ -269,6 +207,6 @@ func TestTaskActivity(t *testing.T) {
 	}
 	h.Do("GET", "/v1/onboarding-tasks/"+e.ob.ID+"/activity?limit=0", e.epc, nil).Expect(t, 422, "validation_failed")
 	h.Do("GET", "/v1/onboarding-tasks/"+e.ob.ID+"/activity", e.other, nil).Expect(t, 404, "task_not_found")
-	h.Do("GET", "/v1/onboarding-tasks/"+e.ob.ID+"/activity", e.beta, nil).Expect(t, 404, "task_not_found")
-	h.Do("GET", "/v1/onboarding-tasks/"+e.ob.ID+"/activity", e.none, nil).Expect(t, 403, "insufficient_scope")
+	h.Do("GET", "/v1/onboarding-tasks/"+e.ob.ID+"/activity", e.Beta, nil).Expect(t, 404, "task_not_found")
+	h.Do("GET", "/v1/onboarding-tasks/"+e.ob.ID+"/activity", e.None, nil).Expect(t, 403, "insufficient_scope")
 }

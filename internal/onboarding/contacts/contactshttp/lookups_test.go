@@ -13,15 +13,15 @@ import (
 // the assignee).
 func TestLookups(t *testing.T) {
 	e := setup(t, testkit.OpenSQLite(t))
-	h := e.h
+	h := e.Harness
 	ctx := context.Background()
-	epc := h.Do("POST", "/v1/onboardings/"+e.ob+"/contacts", e.acme, map[string]any{"name": "Erika", "email": "erika@epc.example",
+	epc := h.Do("POST", "/v1/onboardings/"+e.ob+"/contacts", e.Acme, map[string]any{"name": "Erika", "email": "erika@epc.example",
 		"roles": []string{"epc", "asset_owner"}, "user_id": "u-acme"}).Expect(t, 201, "").Map(t)["contact_id"].(string)
 	ems := e.contact(t, "Emil", "emil@ems.example", "ems_provider")
 	if n, lang, err := e.svc.ContactViewer(ctx, "acme", e.ob, epc); err != nil || n != "Erika" || lang != "" {
 		t.Fatalf("name %q, language %q, %v", n, lang, err)
 	}
-	en := h.Do("POST", "/v1/onboardings/"+e.ob+"/contacts", e.acme, map[string]any{"name": "Eve", "email": "eve@epc.example",
+	en := h.Do("POST", "/v1/onboardings/"+e.ob+"/contacts", e.Acme, map[string]any{"name": "Eve", "email": "eve@epc.example",
 		"roles": []string{"epc"}, "language": "en"}).Expect(t, 201, "").Map(t)["contact_id"].(string)
 	if n, lang, err := e.svc.ContactViewer(ctx, "acme", e.ob, en); err != nil || n != "Eve" || lang != "en" {
 		t.Fatalf("name %q, language %q, %v", n, lang, err)
@@ -37,11 +37,11 @@ func TestLookups(t *testing.T) {
 		t.Fatalf("tasks of no user %+v", tasks)
 	}
 
-	ob, err := e.core.Get(ctx, onboarding.SystemActor, e.ob)
+	ob, err := e.Core.Get(ctx, onboarding.SystemActor, e.ob)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := e.core.GateForKind(ctx, ob, onboarding.KindInstallation)
+	g, err := e.Core.GateForKind(ctx, ob, onboarding.KindInstallation)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,10 +49,10 @@ func TestLookups(t *testing.T) {
 	if got, _ := e.svc.ForGate(ctx, ob, g, roles); len(got) != 0 {
 		t.Fatalf("recipients without links %+v", got)
 	}
-	h.Do("POST", "/v1/onboardings/"+e.ob+"/access-links", e.acme, map[string]any{"contact_id": epc, "role": "epc"}).Expect(t, 201, "")
-	h.Do("PATCH", "/v1/onboardings/"+e.ob+"/gates/"+g.ID, e.acme, map[string]any{"assignee_contact_id": ems}).Expect(t, 200, "")
-	ob, _ = e.core.Get(ctx, onboarding.SystemActor, e.ob)
-	g, _ = e.core.GateForKind(ctx, ob, onboarding.KindInstallation)
+	h.Do("POST", "/v1/onboardings/"+e.ob+"/access-links", e.Acme, map[string]any{"contact_id": epc, "role": "epc"}).Expect(t, 201, "")
+	h.Do("PATCH", "/v1/onboardings/"+e.ob+"/gates/"+g.ID, e.Acme, map[string]any{"assignee_contact_id": ems}).Expect(t, 200, "")
+	ob, _ = e.Core.Get(ctx, onboarding.SystemActor, e.ob)
+	g, _ = e.Core.GateForKind(ctx, ob, onboarding.KindInstallation)
 	got, err := e.svc.ForGate(ctx, ob, g, roles)
 	if err != nil || len(got) != 2 || got[0].Contact.ID != epc || got[0].Role != onboarding.RoleEPC || got[1].Contact.ID != ems ||
 		got[1].Role != onboarding.RoleEMSProvider {

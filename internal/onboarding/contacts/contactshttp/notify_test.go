@@ -26,11 +26,11 @@ func (e env) mails(from int) (to []string, types []string) {
 // other moves mail nobody; comments and reminders go as notify says.
 func TestGateMails(t *testing.T) {
 	e := setup(t, testkit.OpenSQLite(t))
-	h := e.h
+	h := e.Harness
 	e.contact(t, "Rita Review", "rita@platform.example", "platform_onboarding")
 	owner := e.contact(t, "Otto Owner", "otto@owner.example", "asset_owner")
 	e.contact(t, "Erika Muster", "erika@epc.example", "epc")
-	ob := h.Do("GET", "/v1/onboardings/"+e.ob, e.acme, nil).Expect(t, 200, "").Map(t)
+	ob := h.Do("GET", "/v1/onboardings/"+e.ob, e.Acme, nil).Expect(t, 200, "").Map(t)
 	gates := map[string]string{}
 	for _, g := range ob["gates"].([]any) {
 		gm := g.(map[string]any)
@@ -52,27 +52,27 @@ func TestGateMails(t *testing.T) {
 		}
 	}
 	n := len(e.outbox.events())
-	h.Do("POST", rfi+"/submit", e.acme, nil).Expect(t, 200, "")
+	h.Do("POST", rfi+"/submit", e.Acme, nil).Expect(t, 200, "")
 	check(n, []string{"rita@platform.example"}, events.TypeOnboardingGateChanged)
 	n = len(e.outbox.events())
-	h.Do("POST", rfi+"/request-changes", e.platform, map[string]any{"note": "Please add the grid connection point."}).Expect(t, 200, "")
+	h.Do("POST", rfi+"/request-changes", e.Platform, map[string]any{"note": "Please add the grid connection point."}).Expect(t, 200, "")
 	check(n, []string{"otto@owner.example"}, events.TypeOnboardingGateChanged)
 	if ev := e.outbox.events()[n]; !strings.Contains(ev.Body, "Please add the grid connection point.") || ev.Mail == nil || ev.Mail.HTML == "" {
 		t.Fatalf("changes-requested mail %+v", ev)
 	}
 	n = len(e.outbox.events())
-	h.Do("POST", rfi+"/block", e.acme, map[string]any{"reason": "waiting"}).Expect(t, 200, "")
-	h.Do("POST", rfi+"/unblock", e.acme, nil).Expect(t, 200, "")
+	h.Do("POST", rfi+"/block", e.Acme, map[string]any{"reason": "waiting"}).Expect(t, 200, "")
+	h.Do("POST", rfi+"/unblock", e.Acme, nil).Expect(t, 200, "")
 	check(n, nil, "")
-	h.Do("POST", rfi+"/submit", e.acme, nil).Expect(t, 200, "")
+	h.Do("POST", rfi+"/submit", e.Acme, nil).Expect(t, 200, "")
 	n = len(e.outbox.events())
-	h.Do("POST", rfi+"/pass", e.platform, nil).Expect(t, 200, "")
+	h.Do("POST", rfi+"/pass", e.Platform, nil).Expect(t, 200, "")
 	check(n, []string{"otto@owner.example"}, events.TypeOnboardingGateChanged)
 
 	// Comments and reminders, as the comments and reminders group calls them.
 	ctx := context.Background()
 	get := func() onboarding.Onboarding {
-		o, err := e.core.Get(ctx, onboarding.SystemActor, e.ob)
+		o, err := e.Core.Get(ctx, onboarding.SystemActor, e.ob)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,8 +99,8 @@ func TestGateMails(t *testing.T) {
 	}
 
 	// The DPL gate (owner ems_provider) has no owner contact but its assignee.
-	h.Do("PATCH", "/v1/onboardings/"+e.ob+"/contacts/"+owner, e.acme, map[string]any{"roles": []string{"asset_owner", "epc"}}).Expect(t, 200, "")
-	h.Do("PATCH", "/v1/onboardings/"+e.ob+"/gates/"+gates["fc_dpl"], e.acme, map[string]any{"assignee_contact_id": owner}).Expect(t, 200, "")
+	h.Do("PATCH", "/v1/onboardings/"+e.ob+"/contacts/"+owner, e.Acme, map[string]any{"roles": []string{"asset_owner", "epc"}}).Expect(t, 200, "")
+	h.Do("PATCH", "/v1/onboardings/"+e.ob+"/gates/"+gates["fc_dpl"], e.Acme, map[string]any{"assignee_contact_id": owner}).Expect(t, 200, "")
 	o = get()
 	to, err := e.mailer.ReminderRecipients(ctx, o, gates["fc_dpl"])
 	if err != nil || len(to) != 1 || to[0].ID != owner {

@@ -19,13 +19,11 @@ import (
 
 	"github.com/emersion/go-smtp"
 
-	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/events"
 	"atcp/internal/events/mail"
 	"atcp/internal/httpapi"
 	"atcp/internal/identity"
-	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/branding"
 	"atcp/internal/onboarding/branding/brandinghttp"
 	"atcp/internal/onboarding/contacts"
@@ -33,7 +31,7 @@ import (
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/onboarding/magic/magichttp"
 	"atcp/internal/onboarding/notify"
-	"atcp/internal/onboarding/onboardinghttp"
+	"atcp/internal/onboarding/onboardingtest"
 	"atcp/internal/store"
 	"atcp/internal/testkit"
 )
@@ -78,20 +76,13 @@ func (r *recorder) events() []events.Event {
 }
 
 type env struct {
-	h        *testkit.Harness
-	b        store.Backend
+	*onboardingtest.Kit
 	outbox   *recorder
 	smtp     *smtpServer
 	delivery *events.Deliverer
 	brand    *branding.Service
 	mailer   *notify.Mailer
-	core     *onboarding.Service
 	svc      *contacts.Service
-	platform string
-	acme     string // acme user u-acme, onboarding.read and write
-	acmeRO   string
-	beta     string
-	none     string
 	ob       string // bess-1's workflow (acme)
 	betaOb   string // b-1's workflow (beta)
 }
@@ -100,70 +91,43 @@ func setup(t *testing.T, b store.Backend) env {
 	t.Helper()
 	ctx := context.Background()
 	check := &sessionsOnly{}
-	h := testkit.NewHarness(t, b, func(o *httpapi.Options) { o.Credentials = check })
-	check.s = magic.NewSessionCheck(b.OnboardingMagic(), h.Security)
-	dir := identity.NewDirectory(b.Directory(), h.Clock, h.URL)
-	for _, org := range []string{"acme", "beta"} {
-		if err := dir.EnsureOrganization(ctx, org, org+" GmbH"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	k := onboardingtest.New(t, b, onboardingtest.Config{Assets: []onboardingtest.Asset{{ID: "bess-1", Org: "acme"}, {ID: "b-1", Org: "beta"}},
+		Harness: []testkit.HarnessOption{func(o *httpapi.Options) { o.Credentials = check }}})
+	check.s = magic.NewSessionCheck(b.OnboardingMagic(), k.Security)
 	if _, err := b.Directory().EnsureUser(ctx, identity.User{ID: "u-acme", OrganizationID: "acme", Email: "acme@example.com",
 		Status: identity.UserInvited, Enabled: true, CreatedAt: testkit.Start, UpdatedAt: testkit.Start}); err != nil {
 		t.Fatal(err)
 	}
-	registry := assets.NewService(b.Assets(), h.Clock)
-	for _, c := range []struct{ id, org string }{{"bess-1", "acme"}, {"b-1", "beta"}} {
-		a := assets.NewAsset(c.id, c.org, "Battery "+c.id, "Cottbus", assets.Standalone)
-		it := assets.FullControl
-		a.IntegrationType, a.OperationalStatus = &it, assets.Onboarding
-		if err := registry.EnsureAsset(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	core := onboarding.NewService(b.Onboardings(), registry, h.Clock)
-	onboardinghttp.Register(h.Server, core, registry, h.Clock)
-	brand := branding.NewService(branding.Deps{Store: b.OnboardingBranding(), Organizations: b.Directory(), Clock: h.Clock})
-	rec := &recorder{Outbox: events.NewOutbox(b.Events(), h.Clock, h.Security)}
-	mailer := notify.New(notify.Deps{Outbox: rec, Branding: brand, Contacts: b.OnboardingContacts(), Assets: registry,
+	brand := branding.NewService(branding.Deps{Store: b.OnboardingBranding(), Organizations: b.Directory(), Clock: k.Clock})
+	rec := &recorder{Outbox: events.NewOutbox(b.Events(), k.Clock, k.Security)}
+	mailer := notify.New(notify.Deps{Outbox: rec, Branding: brand, Contacts: b.OnboardingContacts(), Assets: k.Assets,
 		Organizations: b.Directory(), ConsoleURL: "https://console.example"})
-	core.SetNotifier(mailer)
-	svc := contacts.NewService(contacts.Deps{Store: b.OnboardingContacts(), Core: core, Users: b.Directory(), Branding: brand,
-		Mailer: mailer, Deliveries: b.Events(), WireBranding: brandinghttp.Wire, Security: h.Security})
-	m := magic.NewService(b.OnboardingMagic(), svc, h.Tokens, h.Clock, h.Security)
+	k.Core.SetNotifier(mailer)
+	svc := contacts.NewService(contacts.Deps{Store: b.OnboardingContacts(), Core: k.Core, Users: b.Directory(), Branding: brand,
+		Mailer: mailer, Deliveries: b.Events(), WireBranding: brandinghttp.Wire, Security: k.Security})
+	m := magic.NewService(b.OnboardingMagic(), svc, k.Tokens, k.Clock, k.Security)
 	svc.Install(m)
-	contactshttp.Register(h.Server, svc, h.Security)
-	magichttp.Register(h.Server, m, h.Security)
+	contactshttp.Register(k.Server, svc, k.Security)
+	magichttp.Register(k.Server, m, k.Security)
 
 	srv := startSMTP(t)
 	sender, err := mail.New(mail.Config{URL: "smtp://" + srv.addr, From: "Onboarding <onboarding@atcp.example>"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := events.NewDeliverer(events.DelivererOptions{Store: b.Events(), Clock: h.Security,
+	d, err := events.NewDeliverer(events.DelivererOptions{Store: b.Events(), Clock: k.Security,
 		Senders: map[string]events.Sender{events.ChannelEmail: sender}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	user := func(sub, org string, scopes ...auth.Scope) string {
-		return h.Token(auth.Principal{Subject: sub, OrganizationID: org, Email: sub + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
-	}
-	e := env{h: h, b: b, outbox: rec, smtp: srv, delivery: d, brand: brand, mailer: mailer, core: core, svc: svc,
-		platform: user("u-platform", auth.PlatformOrganization, auth.OnboardingRead, auth.OnboardingWrite),
-		acme:     user("u-acme", "acme", auth.OnboardingRead, auth.OnboardingWrite),
-		acmeRO:   user("u-acme-ro", "acme", auth.OnboardingRead),
-		beta:     user("u-beta", "beta", auth.OnboardingRead, auth.OnboardingWrite),
-		none:     user("u-none", "acme", auth.AssetRead),
-	}
-	e.ob = h.Do("POST", "/v1/onboardings", e.platform, map[string]any{"asset_id": "bess-1"}).Expect(t, 201, "").Map(t)["onboarding_id"].(string)
-	e.betaOb = h.Do("POST", "/v1/onboardings", e.platform, map[string]any{"asset_id": "b-1"}).Expect(t, 201, "").Map(t)["onboarding_id"].(string)
-	return e
+	return env{Kit: k, outbox: rec, smtp: srv, delivery: d, brand: brand, mailer: mailer, svc: svc,
+		ob: k.Start("bess-1", nil).ID, betaOb: k.Start("b-1", nil).ID}
 }
 
 // contact adds a contact to e.ob and returns its id.
 func (e env) contact(t *testing.T, name, email string, roles ...string) string {
 	t.Helper()
-	return e.h.Do("POST", "/v1/onboardings/"+e.ob+"/contacts", e.acme, map[string]any{"name": name, "email": email, "roles": roles}).
+	return e.Do("POST", "/v1/onboardings/"+e.ob+"/contacts", e.Acme, map[string]any{"name": name, "email": email, "roles": roles}).
 		Expect(t, 201, "").Map(t)["contact_id"].(string)
 }
 

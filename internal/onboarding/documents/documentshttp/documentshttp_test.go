@@ -4,22 +4,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"atcp/internal/assets"
-	"atcp/internal/auth"
 	"atcp/internal/errs"
-	"atcp/internal/identity"
-	"atcp/internal/objstore/embedded"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/documents"
 	"atcp/internal/onboarding/documents/documentshttp"
-	"atcp/internal/onboarding/fields"
+	"atcp/internal/onboarding/onboardingtest"
 	"atcp/internal/onboarding/tasks"
 	"atcp/internal/onboarding/tasks/taskshttp"
 	"atcp/internal/store"
@@ -33,101 +27,33 @@ var (
 )
 
 type env struct {
-	h   *testkit.Harness
-	ob  *onboarding.Service
-	id  string // bess-1's onboarding
-	id2 string // bess-2's onboarding
-	// platform and acme read and write onboarding, acmeRO only reads,
-	// beta is another organisation, none has no onboarding scope; epc,
-	// epc2 and owner are magic-link sessions on id, other on id2.
-	platform, acme, acmeRO, beta, none string
-	epc, epc2, owner, other            string
+	*onboardingtest.Kit
+	ob  onboarding.Onboarding // bess-1's
+	id  string                // its id
+	id2 string                // bess-2's onboarding
+	// epc, epc2 and owner are magic-link sessions on id, other on id2.
+	epc, epc2, owner, other string
 }
-
-var platformActor = onboarding.Actor{Kind: onboarding.ActorUser, ID: "u-platform", Name: "platform@example.com",
-	OrganizationID: auth.PlatformOrganization, Role: onboarding.RolePlatformOnboarding}
 
 func setup(t *testing.T, b store.Backend) env {
 	t.Helper()
-	ctx := context.Background()
-	h := testkit.NewHarness(t, b)
-	dir := identity.NewDirectory(b.Directory(), h.Clock, h.URL)
-	for _, org := range []string{"acme", "beta"} {
-		if err := dir.EnsureOrganization(ctx, org, org); err != nil {
-			t.Fatal(err)
-		}
-	}
-	registry := assets.NewService(b.Assets(), h.Clock)
-	for _, id := range []string{"bess-1", "bess-2"} {
-		a := assets.NewAsset(id, "acme", "Battery "+id, "Cottbus", assets.Standalone)
-		it := assets.FullControl
-		a.IntegrationType = &it
-		if err := registry.EnsureAsset(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	objects, err := embedded.Open(t.TempDir(), h.URL, h.Security)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { objects.Close() })
-	h.Server.Mux.Handle(embedded.RoutePrefix, objects.Handler())
-	ob := onboarding.NewService(b.Onboardings(), registry, h.Clock)
-	docs := documents.NewService(b.OnboardingDocuments(), ob, objects, h.Clock, h.Security)
-	tsk := tasks.NewService(tasks.Deps{Onboarding: ob, Assets: registry, Fields: fields.NewService(ob, b.OnboardingFields(), registry, h.Clock),
-		Documents: docs.TaskLister()})
-	documentshttp.Register(h.Server, docs, ob, tsk)
-	taskshttp.Register(h.Server, ob, tsk)
-	e := env{h: h, ob: ob}
-	for _, p := range []struct {
-		asset string
-		id    *string
-	}{{"bess-1", &e.id}, {"bess-2", &e.id2}} {
-		o, err := ob.Create(ctx, platformActor, onboarding.CreateRequest{AssetID: p.asset})
-		if err != nil {
-			t.Fatal(err)
-		}
-		*p.id = o.ID
-	}
-	user := func(org string, scopes ...auth.Scope) string {
-		return h.Token(auth.Principal{Subject: "u-" + org, OrganizationID: org, Email: org + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
-	}
-	session := func(onboardingID, contact, role string) string {
-		return h.Token(auth.Principal{Subject: "onbc:" + contact, OrganizationID: "acme",
-			Task: &auth.TaskGrant{OnboardingID: onboardingID, ContactID: contact, Role: role, SessionID: "s-" + contact}})
-	}
-	e.platform = user(auth.PlatformOrganization, auth.OnboardingRead, auth.OnboardingWrite)
-	e.acme = user("acme", auth.OnboardingRead, auth.OnboardingWrite)
-	e.acmeRO = user("acme", auth.OnboardingRead)
-	e.beta = user("beta", auth.OnboardingRead, auth.OnboardingWrite)
-	e.none = user("acme", auth.AssetRead, auth.AssetWrite)
-	e.epc = session(e.id, "c-epc", "epc")
-	e.epc2 = session(e.id, "c-epc2", "epc")
-	e.owner = session(e.id, "c-owner", "asset_owner")
-	e.other = session(e.id2, "c-other", "epc")
-	return e
+	k := onboardingtest.New(t, b, onboardingtest.Config{Fields: true})
+	docs := documents.NewService(b.OnboardingDocuments(), k.Core, k.Objects(), k.Clock, k.Security)
+	tsk := tasks.NewService(tasks.Deps{Onboarding: k.Core, Assets: k.Assets, Fields: k.Fields, Documents: docs.TaskLister()})
+	documentshttp.Register(k.Server, docs, k.Core, tsk)
+	taskshttp.Register(k.Server, k.Core, tsk)
+	ob, ob2 := k.Start("bess-1", nil), k.Start("bess-2", nil)
+	return env{Kit: k, ob: ob, id: ob.ID, id2: ob2.ID, epc: k.Session(ob, "c-epc", onboarding.RoleEPC), epc2: k.Session(ob, "c-epc2", onboarding.RoleEPC),
+		owner: k.Session(ob, "c-owner", onboarding.RoleAssetOwner), other: k.Session(ob2, "c-other", onboarding.RoleEPC)}
 }
 
 // do sends a request with an optional preview role header.
 func (e env) do(method, path, token, preview string, body any) *testkit.Response {
-	e.h.T.Helper()
+	e.T.Helper()
 	if preview == "" {
-		return e.h.Do(method, path, token, body)
+		return e.Do(method, path, token, body)
 	}
-	var rdr io.Reader
-	if body != nil {
-		rdr = strings.NewReader(body.(string))
-	}
-	req, err := http.NewRequest(method, e.h.URL+path, rdr)
-	if err != nil {
-		e.h.T.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("X-Onboarding-Preview-Role", preview)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return e.h.Send(req)
+	return e.Do(method, path, token, body, "X-Onboarding-Preview-Role", preview)
 }
 
 type upload struct {
@@ -150,7 +76,7 @@ func (e env) put(t *testing.T, u upload, data []byte) {
 	for k, v := range u.UploadHeaders {
 		req.Header.Set(k, v)
 	}
-	if r := e.h.Send(req); r.Status != http.StatusOK {
+	if r := e.Send(req); r.Status != http.StatusOK {
 		t.Fatalf("upload: %s", r)
 	}
 }
@@ -158,7 +84,7 @@ func (e env) put(t *testing.T, u upload, data []byte) {
 func (e env) presign(t *testing.T, base, token string, body map[string]any) upload {
 	t.Helper()
 	var u upload
-	e.h.Do("POST", base+"/documents/presigned-upload", token, body).Expect(t, 201, "").JSON(t, &u)
+	e.Do("POST", base+"/documents/presigned-upload", token, body).Expect(t, 201, "").JSON(t, &u)
 	return u
 }
 
@@ -168,7 +94,7 @@ func photo(typ string, data []byte, ct string) map[string]any {
 
 func (e env) gateStatus(t *testing.T, definitionID string) onboarding.GateStatus {
 	t.Helper()
-	ob, err := e.ob.Get(context.Background(), platformActor, e.id)
+	ob, err := e.Core.Get(context.Background(), onboardingtest.PlatformActor, e.id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +140,7 @@ func (d taskDetail) documentIDs() []string {
 func TestTaskDocuments(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := setup(t, b)
-		h := e.h
+		h := e.Harness
 		task := "/v1/onboarding-tasks/" + e.id
 		u := e.presign(t, task, e.epc, photo("installation_photo_mdevice", jpegBytes, "image/jpeg"))
 		d := u.Document
@@ -251,8 +177,8 @@ func TestTaskDocuments(t *testing.T) {
 			token, preview string
 			want           []string
 		}{
-			{e.epc2, "", []string{u.id()}}, {e.owner, "", []string{}}, {e.acmeRO, "ems_provider", []string{u.id()}},
-			{e.acmeRO, "asset_owner", []string{}}, {e.acmeRO, "tso", []string{}},
+			{e.epc2, "", []string{u.id()}}, {e.owner, "", []string{}}, {e.AcmeRO, "ems_provider", []string{u.id()}},
+			{e.AcmeRO, "asset_owner", []string{}}, {e.AcmeRO, "tso", []string{}},
 		} {
 			e.do("GET", task, c.token, c.preview, nil).Expect(t, 200, "").JSON(t, &detail)
 			if !slices.Equal(detail.documentIDs(), c.want) {
@@ -291,29 +217,29 @@ func TestTaskDocuments(t *testing.T) {
 		h.Do("GET", "/v1/onboarding-tasks/"+e.id2+"/documents/"+u.id()+"/download", e.other, nil).Expect(t, 404, "document_not_found")
 		h.Do("GET", doc+"/download?role=tso", e.epc, nil).Expect(t, 404, "task_not_found")
 		h.Do("GET", doc+"/download?role=nope", e.epc, nil).Expect(t, 422, "validation_failed")
-		e.do("GET", doc+"/download", e.beta, "epc", nil).Expect(t, 404, "task_not_found")
-		h.Do("GET", doc+"/download", e.acme, nil).Expect(t, 404, "task_not_found") // no contact role, no preview
-		h.Do("GET", doc+"/download", e.none, nil).Expect(t, 403, "insufficient_scope")
+		e.do("GET", doc+"/download", e.Beta, "epc", nil).Expect(t, 404, "task_not_found")
+		h.Do("GET", doc+"/download", e.Acme, nil).Expect(t, 404, "task_not_found") // no contact role, no preview
+		h.Do("GET", doc+"/download", e.None, nil).Expect(t, 403, "insufficient_scope")
 		h.Do("DELETE", task+"/documents/not-a-uuid", e.epc, nil).Expect(t, 400, "malformed_request")
 		h.Do("POST", "/v1/onboarding-tasks/x/documents/"+u.id()+"/finalize", e.epc, nil).Expect(t, 400, "malformed_request")
 		h.Do("GET", task+"/documents/not-a-uuid/download", e.epc, nil).Expect(t, 404, "document_not_found")
 
 		// Preview: reading needs onboarding.read, mutating onboarding.write.
-		e.do("GET", doc+"/download", e.acmeRO, "epc", nil).Expect(t, 200, "")
-		e.do("GET", doc+"/download", e.acmeRO, "asset_owner", nil).Expect(t, 404, "document_not_found")
-		e.do("GET", doc+"/download", e.acmeRO, "nope", nil).Expect(t, 422, "validation_failed")
-		e.do("DELETE", doc, e.acmeRO, "epc", nil).Expect(t, 403, "insufficient_scope")
-		e.do("DELETE", doc, e.acme, "epc", nil).Expect(t, 409, "not_uploader")
+		e.do("GET", doc+"/download", e.AcmeRO, "epc", nil).Expect(t, 200, "")
+		e.do("GET", doc+"/download", e.AcmeRO, "asset_owner", nil).Expect(t, 404, "document_not_found")
+		e.do("GET", doc+"/download", e.AcmeRO, "nope", nil).Expect(t, 422, "validation_failed")
+		e.do("DELETE", doc, e.AcmeRO, "epc", nil).Expect(t, 403, "insufficient_scope")
+		e.do("DELETE", doc, e.Acme, "epc", nil).Expect(t, 409, "not_uploader")
 		body := `{"document_type":"installation_photo_antenna","filename":"antenne.png","content_type":"image/png","size_bytes":` +
 			fmt.Sprint(len(pngBytes)) + `}`
 		var pu upload
-		e.do("POST", task+"/documents/presigned-upload", e.platform, "epc", body).Expect(t, 201, "").JSON(t, &pu)
+		e.do("POST", task+"/documents/presigned-upload", e.Platform, "epc", body).Expect(t, 201, "").JSON(t, &pu)
 		if pu.Document["uploaded_by_user_name"] != "platform@example.com" {
 			t.Fatalf("preview upload %+v", pu.Document)
 		}
 		e.put(t, pu, pngBytes)
-		e.do("POST", task+"/documents/"+pu.id()+"/finalize", e.platform, "epc", nil).Expect(t, 200, "")
-		e.do("DELETE", task+"/documents/"+pu.id(), e.platform, "epc", nil).Expect(t, 200, "")
+		e.do("POST", task+"/documents/"+pu.id()+"/finalize", e.Platform, "epc", nil).Expect(t, 200, "")
+		e.do("DELETE", task+"/documents/"+pu.id(), e.Platform, "epc", nil).Expect(t, 200, "")
 		h.Do("GET", task+"/documents/"+pu.id()+"/download", e.epc, nil).Expect(t, 404, "document_not_found")
 
 		// A new version replaces the current one.
@@ -345,7 +271,7 @@ func TestTaskDocuments(t *testing.T) {
 
 func TestUploadRejected(t *testing.T) {
 	e := setup(t, testkit.OpenSQLite(t))
-	h := e.h
+	h := e.Harness
 	task := "/v1/onboarding-tasks/" + e.id
 	reason := func(r *testkit.Response) string {
 		return fmt.Sprint(r.Map(t)["reason"])
@@ -375,9 +301,8 @@ func TestUploadRejected(t *testing.T) {
 	// Too late: an hour after the URL expired.
 	u = e.presign(t, task, e.epc, photo("installation_photo_mdevice", jpegBytes, "image/jpeg"))
 	e.put(t, u, jpegBytes)
-	e.h.Security.Advance(documents.UploadTTL + documents.FinalizeGrace)
-	epc := h.Token(auth.Principal{Subject: "onbc:c-epc", OrganizationID: "acme",
-		Task: &auth.TaskGrant{OnboardingID: e.id, ContactID: "c-epc", Role: "epc", SessionID: "s-c-epc"}})
+	e.Security.Advance(documents.UploadTTL + documents.FinalizeGrace)
+	epc := e.Session(e.ob, "c-epc", onboarding.RoleEPC)
 	h.Do("POST", task+"/documents/"+u.id()+"/finalize", epc, nil).Expect(t, 409, "upload_expired")
 	if s := e.gateStatus(t, "fc_installation"); s != onboarding.GatePending {
 		t.Fatalf("a rejected upload moved the gate to %s", s)
@@ -401,16 +326,16 @@ func TestUploadRejected(t *testing.T) {
 func TestManagerDocuments(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := setup(t, b)
-		h := e.h
+		h := e.Harness
 		base := "/v1/onboardings/" + e.id
 		body := map[string]any{"document_type": "test_results_signed", "filename": "Test.pdf", "content_type": "application/pdf",
 			"size_bytes": len(pdfBytes), "gate_definition_id": "fc_comm_test"}
-		u := e.presign(t, base, e.acme, body)
+		u := e.presign(t, base, e.Acme, body)
 		if u.Document["sha256"] != nil || u.Document["status"] != "pending" {
 			t.Fatalf("presigned %+v", u.Document)
 		}
 		e.put(t, u, pdfBytes)
-		d := h.Do("POST", base+"/documents/"+u.id()+"/finalize", e.platform, nil).Expect(t, 200, "").Map(t)
+		d := h.Do("POST", base+"/documents/"+u.id()+"/finalize", e.Platform, nil).Expect(t, 200, "").Map(t)
 		if d["status"] != "available" || len(d["sha256"].(string)) != 64 || d["uploaded_by_user_name"] != "acme@example.com" {
 			t.Fatalf("finalized %v", d)
 		}
@@ -418,46 +343,46 @@ func TestManagerDocuments(t *testing.T) {
 			t.Fatalf("comm-test gate %s", s)
 		}
 		// The slot takes one document: replace it.
-		h.Do("POST", base+"/documents/presigned-upload", e.acme, body).Expect(t, 409, "document_slot_full")
+		h.Do("POST", base+"/documents/presigned-upload", e.Acme, body).Expect(t, 409, "document_slot_full")
 		body["replaces_document_id"] = u.id()
-		v2 := e.presign(t, base, e.acme, body)
+		v2 := e.presign(t, base, e.Acme, body)
 		e.put(t, v2, pdfBytes)
-		h.Do("POST", base+"/documents/"+v2.id()+"/finalize", e.acme, nil).Expect(t, 200, "")
+		h.Do("POST", base+"/documents/"+v2.id()+"/finalize", e.Acme, nil).Expect(t, 200, "")
 		var list struct {
 			Documents []map[string]any `json:"documents"`
 			Total     int              `json:"total"`
 		}
-		h.Do("GET", base+"/documents", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &list)
+		h.Do("GET", base+"/documents", e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &list)
 		if list.Total != 1 || list.Documents[0]["id"] != v2.id() || list.Documents[0]["replaces_document_id"] != u.id() {
 			t.Fatalf("list %+v", list)
 		}
-		h.Do("GET", base+"/documents?include_versions=true&gate_definition_id=fc_comm_test", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &list)
+		h.Do("GET", base+"/documents?include_versions=true&gate_definition_id=fc_comm_test", e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &list)
 		if list.Total != 2 || !slices.ContainsFunc(list.Documents, func(d map[string]any) bool { return d["id"] == u.id() && d["superseded_by"] == v2.id() }) {
 			t.Fatalf("versions %+v", list)
 		}
-		h.Do("GET", base+"/documents?document_type=betr", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &list)
+		h.Do("GET", base+"/documents?document_type=betr", e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &list)
 		if list.Total != 0 {
 			t.Fatalf("betr %+v", list)
 		}
-		h.Do("GET", base+"/documents?gate_definition_id=mon_rfi", e.acmeRO, nil).Expect(t, 422, "validation_failed")
+		h.Do("GET", base+"/documents?gate_definition_id=mon_rfi", e.AcmeRO, nil).Expect(t, 422, "validation_failed")
 		// Superseded versions download too.
-		h.Do("GET", base+"/documents/"+u.id()+"/download", e.acmeRO, nil).Expect(t, 200, "")
+		h.Do("GET", base+"/documents/"+u.id()+"/download", e.AcmeRO, nil).Expect(t, 200, "")
 		// Anyone with the scope deletes any document.
-		h.Do("DELETE", base+"/documents/"+v2.id(), e.platform, nil).Expect(t, 204, "")
-		h.Do("DELETE", base+"/documents/"+v2.id(), e.platform, nil).Expect(t, 404, "document_not_found")
-		h.Do("GET", base+"/documents/"+v2.id()+"/download", e.acmeRO, nil).Expect(t, 404, "document_not_found")
-		h.Do("GET", base+"/documents?include_deleted=true", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &list)
+		h.Do("DELETE", base+"/documents/"+v2.id(), e.Platform, nil).Expect(t, 204, "")
+		h.Do("DELETE", base+"/documents/"+v2.id(), e.Platform, nil).Expect(t, 404, "document_not_found")
+		h.Do("GET", base+"/documents/"+v2.id()+"/download", e.AcmeRO, nil).Expect(t, 404, "document_not_found")
+		h.Do("GET", base+"/documents?include_deleted=true", e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &list)
 		if list.Total != 1 || list.Documents[0]["deleted_by_name"] != "platform@example.com" || list.Documents[0]["deleted_at"] == nil {
 			t.Fatalf("deleted %+v", list)
 		}
 		// The "documents" requirement of the comm-test gate is unmet again.
-		ob, err := e.ob.Get(context.Background(), platformActor, e.id)
+		ob, err := e.Core.Get(context.Background(), onboardingtest.PlatformActor, e.id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, _ := e.ob.GateForKind(context.Background(), ob, onboarding.KindCommTest)
+		g, _ := e.Core.GateForKind(context.Background(), ob, onboarding.KindCommTest)
 		def, _ := g.Definition()
-		unmet, err := e.ob.Unmet(context.Background(), ob, g, def)
+		unmet, err := e.Core.Unmet(context.Background(), ob, g, def)
 		if err != nil || len(unmet) != 1 || unmet[0].Location != "documents.test_results_signed" {
 			t.Fatalf("unmet %+v %v", unmet, err)
 		}
@@ -465,8 +390,8 @@ func TestManagerDocuments(t *testing.T) {
 		// Errors: scope, other organisation, unknown ids, read-only.
 		one := base + "/documents/" + u.id()
 		for _, c := range []struct{ method, path, token string }{
-			{"GET", base + "/documents", e.none}, {"POST", base + "/documents/presigned-upload", e.acmeRO},
-			{"POST", one + "/finalize", e.acmeRO}, {"GET", one + "/download", e.none}, {"DELETE", one, e.acmeRO},
+			{"GET", base + "/documents", e.None}, {"POST", base + "/documents/presigned-upload", e.AcmeRO},
+			{"POST", one + "/finalize", e.AcmeRO}, {"GET", one + "/download", e.None}, {"DELETE", one, e.AcmeRO},
 			{"GET", base + "/documents", e.epc},
 		} {
 			want := errs.Code("insufficient_scope")
@@ -479,12 +404,12 @@ func TestManagerDocuments(t *testing.T) {
 			{"GET", base + "/documents"}, {"POST", base + "/documents/presigned-upload"}, {"POST", one + "/finalize"},
 			{"GET", one + "/download"}, {"DELETE", one},
 		} {
-			h.Do(c.method, c.path, e.beta, body).Expect(t, 404, "onboarding_not_found")
+			h.Do(c.method, c.path, e.Beta, body).Expect(t, 404, "onboarding_not_found")
 		}
-		h.Do("GET", "/v1/onboardings/nope/documents", e.acme, nil).Expect(t, 404, "onboarding_not_found")
-		h.Do("GET", base+"/documents/nope/download", e.acme, nil).Expect(t, 404, "document_not_found")
-		h.Do("GET", "/v1/onboardings/"+e.id2+"/documents/"+u.id()+"/download", e.acme, nil).Expect(t, 404, "document_not_found")
-		h.Do("POST", base+"/documents/presigned-upload", e.acme, map[string]any{"document_type": "test_results_signed",
+		h.Do("GET", "/v1/onboardings/nope/documents", e.Acme, nil).Expect(t, 404, "onboarding_not_found")
+		h.Do("GET", base+"/documents/nope/download", e.Acme, nil).Expect(t, 404, "document_not_found")
+		h.Do("GET", "/v1/onboardings/"+e.id2+"/documents/"+u.id()+"/download", e.Acme, nil).Expect(t, 404, "document_not_found")
+		h.Do("POST", base+"/documents/presigned-upload", e.Acme, map[string]any{"document_type": "test_results_signed",
 			"filename": "x.pdf", "content_type": "application/pdf", "size_bytes": 10}).Expect(t, 422, "")
 	})
 }
@@ -492,7 +417,7 @@ func TestManagerDocuments(t *testing.T) {
 func TestLimitsLocksAndCancel(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := setup(t, b)
-		h := e.h
+		h := e.Harness
 		ctx := context.Background()
 		task := "/v1/onboarding-tasks/" + e.id
 		antenna := photo("installation_photo_antenna", jpegBytes, "image/jpeg")
@@ -502,15 +427,14 @@ func TestLimitsLocksAndCancel(t *testing.T) {
 		h.Do("POST", task+"/documents/presigned-upload", e.epc, antenna).Expect(t, 409, "pending_upload_limit")
 		// Expired pending uploads no longer count.
 		h.Security.Advance(documents.UploadTTL)
-		epc := h.Token(auth.Principal{Subject: "onbc:c-epc", OrganizationID: "acme",
-			Task: &auth.TaskGrant{OnboardingID: e.id, ContactID: "c-epc", Role: "epc", SessionID: "s-c-epc"}})
+		epc := e.Session(e.ob, "c-epc", onboarding.RoleEPC)
 		u := e.presign(t, task, epc, antenna)
 		e.put(t, u, jpegBytes)
 		h.Do("POST", task+"/documents/"+u.id()+"/finalize", epc, nil).Expect(t, 200, "")
 		var list struct {
 			Total int `json:"total"`
 		}
-		h.Do("GET", "/v1/onboardings/"+e.id+"/documents", e.acme, nil).Expect(t, 200, "").JSON(t, &list)
+		h.Do("GET", "/v1/onboardings/"+e.id+"/documents", e.Acme, nil).Expect(t, 200, "").JSON(t, &list)
 		if list.Total != 1 {
 			t.Fatalf("expired pending uploads listed: %d", list.Total)
 		}
@@ -518,31 +442,31 @@ func TestLimitsLocksAndCancel(t *testing.T) {
 		// A waived gate is locked: no upload, finalize or delete.
 		pending := e.presign(t, task, epc, antenna)
 		e.put(t, pending, jpegBytes)
-		ob, err := e.ob.Get(ctx, platformActor, e.id)
+		ob, err := e.Core.Get(ctx, onboardingtest.PlatformActor, e.id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, _ := e.ob.GateForKind(ctx, ob, onboarding.KindInstallation)
-		if _, err := e.ob.Act(ctx, platformActor, e.id, g.ID, onboarding.ActionWaive, "photos by mail"); err != nil {
+		g, _ := e.Core.GateForKind(ctx, ob, onboarding.KindInstallation)
+		if _, err := e.Core.Act(ctx, onboardingtest.PlatformActor, e.id, g.ID, onboarding.ActionWaive, "photos by mail"); err != nil {
 			t.Fatal(err)
 		}
 		h.Do("POST", task+"/documents/presigned-upload", epc, antenna).Expect(t, 409, "gate_locked")
 		h.Do("POST", task+"/documents/"+pending.id()+"/finalize", epc, nil).Expect(t, 409, "gate_locked")
 		h.Do("DELETE", task+"/documents/"+u.id(), epc, nil).Expect(t, 409, "gate_locked")
-		h.Do("DELETE", "/v1/onboardings/"+e.id+"/documents/"+u.id(), e.platform, nil).Expect(t, 409, "gate_locked")
-		if _, err := e.ob.Act(ctx, platformActor, e.id, g.ID, onboarding.ActionReopen, "one more photo"); err != nil {
+		h.Do("DELETE", "/v1/onboardings/"+e.id+"/documents/"+u.id(), e.Platform, nil).Expect(t, 409, "gate_locked")
+		if _, err := e.Core.Act(ctx, onboardingtest.PlatformActor, e.id, g.ID, onboarding.ActionReopen, "one more photo"); err != nil {
 			t.Fatal(err)
 		}
 
 		// Cancelling drops the pending uploads; the workflow is read-only.
-		if _, err := e.ob.Cancel(ctx, platformActor, e.id, "site sold"); err != nil {
+		if _, err := e.Core.Cancel(ctx, onboardingtest.PlatformActor, e.id, "site sold"); err != nil {
 			t.Fatal(err)
 		}
 		h.Do("POST", task+"/documents/"+pending.id()+"/finalize", epc, nil).Expect(t, 404, "document_not_found")
 		h.Do("POST", task+"/documents/presigned-upload", epc, antenna).Expect(t, 409, "onboarding_closed")
 		h.Do("DELETE", task+"/documents/"+u.id(), epc, nil).Expect(t, 409, "onboarding_closed")
 		h.Do("GET", task+"/documents/"+u.id()+"/download", epc, nil).Expect(t, 200, "") // readable
-		entries, _, err := e.ob.AuditTrail(ctx, platformActor, e.id, onboarding.AuditFilter{ActionPrefix: "document.", Limit: 100})
+		entries, _, err := e.Core.AuditTrail(ctx, onboardingtest.PlatformActor, e.id, onboarding.AuditFilter{ActionPrefix: "document.", Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,11 +15,10 @@ import (
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/errs"
-	"atcp/internal/identity"
 	"atcp/internal/onboarding"
 	"atcp/internal/onboarding/dplsvc"
 	"atcp/internal/onboarding/dplsvc/dplhttp"
-	"atcp/internal/onboarding/onboardinghttp"
+	"atcp/internal/onboarding/onboardingtest"
 	"atcp/internal/store"
 	"atcp/internal/telemetry"
 	"atcp/internal/testkit"
@@ -43,10 +42,9 @@ func (l *latest) Latest(_ context.Context, assetID string) (telemetry.Snapshot, 
 }
 
 type env struct {
-	h                              *testkit.Harness
+	*onboardingtest.Kit
 	tel                            *latest
-	platform, acme, acmeRO, beta   string
-	none                           string
+	ob                             onboarding.Onboarding // bess-1's
 	onboardingID, betaOnboardingID string
 }
 
@@ -56,53 +54,27 @@ func setup(t *testing.T, b store.Backend) env { return setupWith(t, b, nil) }
 // the env's tel.
 func setupWith(t *testing.T, b store.Backend, rec dplsvc.Latest) env {
 	t.Helper()
-	ctx := context.Background()
-	h := testkit.NewHarness(t, b)
-	dir := identity.NewDirectory(b.Directory(), h.Clock, h.URL)
-	for _, org := range []string{"acme", "beta"} {
-		if err := dir.EnsureOrganization(ctx, org, org); err != nil {
-			t.Fatal(err)
-		}
-	}
-	registry := assets.NewService(b.Assets(), h.Clock)
 	ten := 10.0
-	demo := func(a *assets.Asset) {
-		// As the demonstration environment's battery (internal/app demoAsset).
-		a.UsableEnergyCapacityMWh, a.GridConnectionPowerMW, a.ChargeEfficiency, a.DischargeEfficiency = new(20.0), new(10.0), new(0.95), new(0.95)
-		a.MaxPosRampRateMWPerSec, a.MinNegRampRateMWPerSec, a.ControlEnabled = new(2.0), new(2.0), true
-	}
-	for _, c := range []struct{ id, org, adapter string }{{"bess-1", "acme", assets.AdapterSimulator}, {"bess-mq", "acme", assets.AdapterMQTT}, {"b-1", "beta", assets.AdapterSimulator}} {
-		a := assets.NewAsset(c.id, c.org, "Battery "+c.id, "Cottbus", assets.Standalone)
-		it := assets.FullControl
-		a.IntegrationType, a.OperationalStatus, a.UsablePowerCapacityMW, a.Adapter = &it, assets.Onboarding, &ten, c.adapter
-		demo(&a)
-		if err := registry.EnsureAsset(ctx, a); err != nil {
-			t.Fatal(err)
+	// As the demonstration environment's battery (internal/app demoAsset), on adapter.
+	demo := func(adapter assets.AdapterName) func(*assets.Asset) {
+		return func(a *assets.Asset) {
+			a.UsableEnergyCapacityMWh, a.GridConnectionPowerMW, a.ChargeEfficiency, a.DischargeEfficiency = new(20.0), new(10.0), new(0.95), new(0.95)
+			a.MaxPosRampRateMWPerSec, a.MinNegRampRateMWPerSec, a.ControlEnabled = new(2.0), new(2.0), true
+			a.UsablePowerCapacityMW, a.Adapter = &ten, adapter
 		}
 	}
-	ob := onboarding.NewService(b.Onboardings(), registry, h.Clock)
-	onboardinghttp.Register(h.Server, ob, registry, h.Clock)
+	k := onboardingtest.New(t, b, onboardingtest.Config{Assets: []onboardingtest.Asset{{ID: "bess-1", Org: "acme", Adjust: demo(assets.AdapterSimulator)},
+		{ID: "bess-mq", Org: "acme", Adjust: demo(assets.AdapterMQTT)}, {ID: "b-1", Org: "beta", Adjust: demo(assets.AdapterSimulator)}}})
 	tel := &latest{snap: map[string]telemetry.Snapshot{}}
 	var from dplsvc.Latest = tel
 	if rec != nil {
 		from = rec
 	}
-	svc := dplsvc.New(dplsvc.Deps{Onboarding: ob, Store: b.OnboardingDPL(), Assets: registry, Latest: from,
-		Adapters: []assets.AdapterName{assets.AdapterSimulator}, Clock: h.Clock, Security: h.Security})
-	dplhttp.Register(h.Server, ob, svc)
-	user := func(org string, scopes ...auth.Scope) string {
-		return h.Token(auth.Principal{Subject: "u-" + org, OrganizationID: org, Email: org + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
-	}
-	e := env{h: h, tel: tel,
-		platform: user(auth.PlatformOrganization, auth.OnboardingRead, auth.OnboardingWrite),
-		acme:     user("acme", auth.OnboardingRead, auth.OnboardingWrite),
-		acmeRO:   user("acme", auth.OnboardingRead),
-		beta:     user("beta", auth.OnboardingRead, auth.OnboardingWrite),
-		none:     user("acme", auth.AssetRead, auth.AssetWrite),
-	}
-	e.onboardingID = h.Do("POST", "/v1/onboardings", e.platform, map[string]any{"asset_id": "bess-1"}).Expect(t, 201, "").Map(t)["onboarding_id"].(string)
-	e.betaOnboardingID = h.Do("POST", "/v1/onboardings", e.platform, map[string]any{"asset_id": "b-1"}).Expect(t, 201, "").Map(t)["onboarding_id"].(string)
-	return e
+	svc := dplsvc.New(dplsvc.Deps{Onboarding: k.Core, Store: b.OnboardingDPL(), Assets: k.Assets, Latest: from,
+		Adapters: []assets.AdapterName{assets.AdapterSimulator}, Clock: k.Clock, Security: k.Security})
+	dplhttp.Register(k.Server, k.Core, svc)
+	ob := k.Start("bess-1", nil)
+	return env{Kit: k, tel: tel, ob: ob, onboardingID: ob.ID, betaOnboardingID: k.Start("b-1", nil).ID}
 }
 
 func row(name, address, unit, dir string) map[string]any {
@@ -118,7 +90,7 @@ var fullList = []map[string]any{
 }
 
 func (e env) send(method, path, token, contentType, preview, ifMatch string, body []byte) *testkit.Response {
-	req, _ := http.NewRequest(method, e.h.URL+path, bytes.NewReader(body))
+	req, _ := http.NewRequest(method, e.URL+path, bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -129,12 +101,12 @@ func (e env) send(method, path, token, contentType, preview, ifMatch string, bod
 	if ifMatch != "" {
 		req.Header.Set("If-Match", ifMatch)
 	}
-	return e.h.Send(req)
+	return e.Send(req)
 }
 
 func gateStatus(t *testing.T, e env, kind string) string {
 	t.Helper()
-	ob := e.h.Do("GET", "/v1/onboardings/"+e.onboardingID, e.acmeRO, nil).Expect(t, 200, "").Map(t)
+	ob := e.Do("GET", "/v1/onboardings/"+e.onboardingID, e.AcmeRO, nil).Expect(t, 200, "").Map(t)
 	for _, g := range ob["gates"].([]any) {
 		g := g.(map[string]any)
 		if g["definition_id"] == "fc_"+kind {
@@ -148,23 +120,23 @@ func gateStatus(t *testing.T, e env, kind string) string {
 func TestRows(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := setup(t, b)
-		h := e.h
+		h := e.Harness
 		base := "/v1/onboardings/" + e.onboardingID + "/dpl-rows"
 		var list struct {
 			Rows    []map[string]any `json:"rows"`
 			Missing []string         `json:"missing_points"`
 		}
-		tpl := h.Do("GET", "/v1/onboarding-templates/fc_v1", e.acmeRO, nil).Expect(t, 200, "").Map(t)
+		tpl := h.Do("GET", "/v1/onboarding-templates/fc_v1", e.AcmeRO, nil).Expect(t, 200, "").Map(t)
 		if points := tpl["dpl_points"].([]any); len(points) != 12 || points[0].(map[string]any)["point_name"] != "bess_power_mw" ||
 			points[0].(map[string]any)["required"] != true {
 			t.Fatalf("template points %v", tpl["dpl_points"])
 		}
-		h.Do("GET", base, e.acmeRO, nil).Expect(t, 200, "").JSON(t, &list)
+		h.Do("GET", base, e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &list)
 		if len(list.Rows) != 0 || len(list.Missing) != 8 {
 			t.Fatalf("empty list %+v", list)
 		}
 		r := row("soc", "ca:01/ioa:0101", "percent", "read")
-		res := h.Do("POST", base, e.acme, r).Expect(t, 201, "")
+		res := h.Do("POST", base, e.Acme, r).Expect(t, 201, "")
 		created := res.Map(t)
 		if created["address"] != "ca:1/ioa:101" || created["required"] != true || created["last_test_result"] != nil || res.Header.Get("ETag") != created["etag"] {
 			t.Fatalf("created %v %v", created, res.Header)
@@ -172,35 +144,35 @@ func TestRows(t *testing.T) {
 		if gateStatus(t, e, "dpl") != "in_progress" {
 			t.Fatal("the DPL gate was not touched")
 		}
-		h.Do("POST", base, e.acme, r).Expect(t, 409, "dpl_point_exists")
-		h.Do("POST", base, e.acme, row("grid_power_mw", "ca:1/ioa:101", "MW", "read")).Expect(t, 409, "dpl_address_in_use")
-		h.Do("POST", base, e.acme, row("grid_power_mw", "nowhere", "MW", "read")).Expect(t, 422, "validation_failed")
-		h.Do("POST", base, e.acme, row("grid_power_mw", "ca:1/ioa:1", "MWh", "read")).Expect(t, 422, "validation_failed")
-		h.Do("POST", base, e.acmeRO, r).Expect(t, 403, "insufficient_scope")
-		h.Do("GET", base, e.none, nil).Expect(t, 403, "insufficient_scope")
-		h.Do("GET", "/v1/onboardings/"+e.betaOnboardingID+"/dpl-rows", e.acme, nil).Expect(t, 404, "onboarding_not_found")
-		h.Do("POST", "/v1/onboardings/"+e.betaOnboardingID+"/dpl-rows", e.acme, r).Expect(t, 404, "onboarding_not_found")
+		h.Do("POST", base, e.Acme, r).Expect(t, 409, "dpl_point_exists")
+		h.Do("POST", base, e.Acme, row("grid_power_mw", "ca:1/ioa:101", "MW", "read")).Expect(t, 409, "dpl_address_in_use")
+		h.Do("POST", base, e.Acme, row("grid_power_mw", "nowhere", "MW", "read")).Expect(t, 422, "validation_failed")
+		h.Do("POST", base, e.Acme, row("grid_power_mw", "ca:1/ioa:1", "MWh", "read")).Expect(t, 422, "validation_failed")
+		h.Do("POST", base, e.AcmeRO, r).Expect(t, 403, "insufficient_scope")
+		h.Do("GET", base, e.None, nil).Expect(t, 403, "insufficient_scope")
+		h.Do("GET", "/v1/onboardings/"+e.betaOnboardingID+"/dpl-rows", e.Acme, nil).Expect(t, 404, "onboarding_not_found")
+		h.Do("POST", "/v1/onboardings/"+e.betaOnboardingID+"/dpl-rows", e.Acme, r).Expect(t, 404, "onboarding_not_found")
 
 		id := created["row_id"].(string)
 		upd := row("soc", "ca:1/ioa:99", "percent", "read_write")
-		e.send("PUT", base+"/"+id, e.acme, "application/json", "", `"stale"`, []byte(`{"point_name":"soc","protocol":"iec104","address":"ca:1/ioa:99","data_type":"float32","unit":"percent","direction":"read"}`)).
+		e.send("PUT", base+"/"+id, e.Acme, "application/json", "", `"stale"`, []byte(`{"point_name":"soc","protocol":"iec104","address":"ca:1/ioa:99","data_type":"float32","unit":"percent","direction":"read"}`)).
 			Expect(t, 409, "edit_conflict")
-		put := h.Do("PUT", base+"/"+id, e.acme, upd).Expect(t, 200, "").Map(t)
+		put := h.Do("PUT", base+"/"+id, e.Acme, upd).Expect(t, 200, "").Map(t)
 		if put["address"] != "ca:1/ioa:99" || put["direction"] != "read_write" || put["etag"] == created["etag"] {
 			t.Fatalf("put %v", put)
 		}
-		h.Do("PUT", base+"/0194c1a2-7b3c-7d4e-8f50-6a7b8c9d0e1f", e.acme, upd).Expect(t, 404, "dpl_row_not_found")
-		h.Do("PUT", base+"/"+id, e.beta, upd).Expect(t, 404, "onboarding_not_found")
-		h.Do("DELETE", base+"/"+id, e.acmeRO, nil).Expect(t, 403, "insufficient_scope")
-		h.Do("DELETE", base+"/"+id, e.acme, nil).Expect(t, 204, "")
-		h.Do("DELETE", base+"/"+id, e.acme, nil).Expect(t, 404, "dpl_row_not_found")
+		h.Do("PUT", base+"/0194c1a2-7b3c-7d4e-8f50-6a7b8c9d0e1f", e.Acme, upd).Expect(t, 404, "dpl_row_not_found")
+		h.Do("PUT", base+"/"+id, e.Beta, upd).Expect(t, 404, "onboarding_not_found")
+		h.Do("DELETE", base+"/"+id, e.AcmeRO, nil).Expect(t, 403, "insufficient_scope")
+		h.Do("DELETE", base+"/"+id, e.Acme, nil).Expect(t, 204, "")
+		h.Do("DELETE", base+"/"+id, e.Acme, nil).Expect(t, 404, "dpl_row_not_found")
 
 		var audit struct {
 			Entries []struct {
 				Action string `json:"action"`
 			} `json:"entries"`
 		}
-		h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/audit?action=dpl_row.", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &audit)
+		h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/audit?action=dpl_row.", e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &audit)
 		if len(audit.Entries) != 3 || audit.Entries[0].Action != "dpl_row.deleted" {
 			t.Fatalf("audit %+v", audit)
 		}
@@ -215,73 +187,73 @@ func TestRows(t *testing.T) {
 				} `json:"requirements_unmet"`
 			} `json:"gates"`
 		}
-		h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/gates", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &gates)
+		h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/gates", e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &gates)
 		if g := gates.Gates[1]; g.DefinitionID != "fc_dpl" || len(g.Unmet) != 8 || g.Unmet[0].Location != "dpl.bess_power_mw" {
 			t.Fatalf("dpl gate %+v", g)
 		}
 		for _, r := range fullList {
-			h.Do("POST", base, e.acme, r).Expect(t, 201, "")
+			h.Do("POST", base, e.Acme, r).Expect(t, 201, "")
 		}
-		h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/gates", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &gates)
+		h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/gates", e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &gates)
 		if g := gates.Gates[1]; len(g.Unmet) != 0 {
 			t.Fatalf("dpl gate %+v", g)
 		}
 		// Locked while the gate is waived.
-		h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/gates/"+gates.Gates[1].ID+"/waive", e.platform, map[string]any{"note": "n"}).Expect(t, 200, "")
-		h.Do("POST", base, e.acme, row("x_temp", "ca:1/ioa:9", "degC", "read")).Expect(t, 409, "gate_locked")
-		h.Do("DELETE", base+"/"+put["row_id"].(string), e.acme, nil).Expect(t, 409, "gate_locked")
+		h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/gates/"+gates.Gates[1].ID+"/waive", e.Platform, map[string]any{"note": "n"}).Expect(t, 200, "")
+		h.Do("POST", base, e.Acme, row("x_temp", "ca:1/ioa:9", "degC", "read")).Expect(t, 409, "gate_locked")
+		h.Do("DELETE", base+"/"+put["row_id"].(string), e.Acme, nil).Expect(t, 409, "gate_locked")
 	})
 }
 
 func TestCSV(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := setup(t, b)
-		h := e.h
+		h := e.Harness
 		base := "/v1/onboardings/" + e.onboardingID + "/dpl-rows"
 		for _, r := range fullList {
-			h.Do("POST", base, e.acme, r).Expect(t, 201, "")
+			h.Do("POST", base, e.Acme, r).Expect(t, 201, "")
 		}
 		x := row("x_cell_temp", "ca:2/ioa:1", "degC", "read")
 		x["description"], x["notes"], x["scale"], x["offset"] = `Hottest cell, "max"`, "line one\nline two", 0.1, -40.0
-		h.Do("POST", base, e.acme, x).Expect(t, 201, "")
-		exp := h.Do("GET", base+"/export", e.acmeRO, nil).Expect(t, 200, "")
+		h.Do("POST", base, e.Acme, x).Expect(t, 201, "")
+		exp := h.Do("GET", base+"/export", e.AcmeRO, nil).Expect(t, 200, "")
 		if exp.Header.Get("Content-Disposition") != `attachment; filename="dpl-bess-1.csv"` || !bytes.HasPrefix(exp.Body, []byte("\xef\xbb\xbfpoint_name,")) ||
 			!strings.HasPrefix(exp.Header.Get("Content-Type"), "text/csv") {
 			t.Fatalf("export %v %q", exp.Header, exp.Body)
 		}
-		res := e.send("POST", base+"/import?mode=replace", e.acme, "text/csv", "", "", exp.Body).Expect(t, 200, "").Map(t)
+		res := e.send("POST", base+"/import?mode=replace", e.Acme, "text/csv", "", "", exp.Body).Expect(t, 200, "").Map(t)
 		if res["created"] != 0.0 || res["updated"] != 0.0 || res["deleted"] != 0.0 || len(res["rows"].([]any)) != 9 {
 			t.Fatalf("identity import %v", res)
 		}
-		again := h.Do("GET", base+"/export", e.acmeRO, nil).Expect(t, 200, "")
+		again := h.Do("GET", base+"/export", e.AcmeRO, nil).Expect(t, 200, "")
 		if !bytes.Equal(again.Body, exp.Body) {
 			t.Fatalf("round trip:\n%s\n%s", exp.Body, again.Body)
 		}
 		// merge: one changed, one added; replace drops the others.
 		csv := "point_name,protocol,address,data_type,unit,direction\nsoc,iec104,ca:1/ioa:201,float32,percent,read\nx_new,mqtt,site/x,float32,none,read\n"
-		res = e.send("POST", base+"/import", e.acme, "text/csv; charset=utf-8", "", "", []byte(csv)).Expect(t, 200, "").Map(t)
+		res = e.send("POST", base+"/import", e.Acme, "text/csv; charset=utf-8", "", "", []byte(csv)).Expect(t, 200, "").Map(t)
 		if res["created"] != 1.0 || res["updated"] != 1.0 || res["deleted"] != 0.0 || len(res["rows"].([]any)) != 10 {
 			t.Fatalf("merge %v", res)
 		}
-		res = e.send("POST", base+"/import?mode=replace", e.acme, "text/csv", "", "", []byte(csv)).Expect(t, 200, "").Map(t)
+		res = e.send("POST", base+"/import?mode=replace", e.Acme, "text/csv", "", "", []byte(csv)).Expect(t, 200, "").Map(t)
 		if res["deleted"] != 8.0 || len(res["rows"].([]any)) != 2 {
 			t.Fatalf("replace %v", res)
 		}
 		bad := "point_name,protocol,address,data_type,unit,direction\nsoc,iec104,nowhere,float32,percent,read\nx_b,mqtt,site/x,float32,none,read\n"
-		p := e.send("POST", base+"/import", e.acme, "text/csv", "", "", []byte(bad)).Expect(t, 422, "validation_failed").Map(t)
+		p := e.send("POST", base+"/import", e.Acme, "text/csv", "", "", []byte(bad)).Expect(t, 422, "validation_failed").Map(t)
 		if errs := p["errors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["location"] != "csv.row[2].address" {
 			t.Fatalf("errors %v", p)
 		}
-		e.send("POST", base+"/import", e.acme, "text/csv", "", "", []byte("point_name,colour\n")).Expect(t, 422, "validation_failed")
-		e.send("POST", base+"/import", e.acme, "application/json", "", "", []byte(csv)).Expect(t, 415, "")
-		e.send("POST", base+"/import", e.acme, "text/csv", "", "", bytes.Repeat([]byte("a"), 1<<20+1)).Expect(t, 413, "")
-		e.send("POST", base+"/import", e.acmeRO, "text/csv", "", "", []byte(csv)).Expect(t, 403, "insufficient_scope")
-		e.send("POST", "/v1/onboardings/"+e.betaOnboardingID+"/dpl-rows/import", e.acme, "text/csv", "", "", []byte(csv)).Expect(t, 404, "onboarding_not_found")
-		h.Do("GET", "/v1/onboardings/"+e.betaOnboardingID+"/dpl-rows/export", e.acme, nil).Expect(t, 404, "onboarding_not_found")
+		e.send("POST", base+"/import", e.Acme, "text/csv", "", "", []byte("point_name,colour\n")).Expect(t, 422, "validation_failed")
+		e.send("POST", base+"/import", e.Acme, "application/json", "", "", []byte(csv)).Expect(t, 415, "")
+		e.send("POST", base+"/import", e.Acme, "text/csv", "", "", bytes.Repeat([]byte("a"), 1<<20+1)).Expect(t, 413, "")
+		e.send("POST", base+"/import", e.AcmeRO, "text/csv", "", "", []byte(csv)).Expect(t, 403, "insufficient_scope")
+		e.send("POST", "/v1/onboardings/"+e.betaOnboardingID+"/dpl-rows/import", e.Acme, "text/csv", "", "", []byte(csv)).Expect(t, 404, "onboarding_not_found")
+		h.Do("GET", "/v1/onboardings/"+e.betaOnboardingID+"/dpl-rows/export", e.Acme, nil).Expect(t, 404, "onboarding_not_found")
 		var list struct {
 			Rows []map[string]any `json:"rows"`
 		}
-		h.Do("GET", base, e.acmeRO, nil).Expect(t, 200, "").JSON(t, &list)
+		h.Do("GET", base, e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &list)
 		if len(list.Rows) != 2 {
 			t.Fatalf("a refused import changed the list: %v", list)
 		}
@@ -293,27 +265,27 @@ func TestTaskRoles(t *testing.T) {
 	base := "/v1/onboarding-tasks/" + e.onboardingID + "/dpl-rows"
 	r := []byte(`{"point_name":"soc","protocol":"iec104","address":"ca:1/ioa:1","data_type":"float32","unit":"percent","direction":"read"}`)
 	for _, role := range []string{"ems_provider", "epc"} {
-		e.send("POST", base, e.acme, "application/json", role, "", r).Expect(t, 201, "")
-		e.send("DELETE", base+"/"+firstRow(t, e, role), e.acme, "", role, "", nil).Expect(t, 204, "")
+		e.send("POST", base, e.Acme, "application/json", role, "", r).Expect(t, 201, "")
+		e.send("DELETE", base+"/"+firstRow(t, e, role), e.Acme, "", role, "", nil).Expect(t, 204, "")
 	}
 	for _, role := range []string{"asset_owner", "tso"} {
-		e.send("GET", base, e.acmeRO, "", role, "", nil).Expect(t, 200, "")
-		e.send("GET", base+"/export", e.acmeRO, "", role, "", nil).Expect(t, 200, "")
-		e.send("POST", base, e.acme, "application/json", role, "", r).Expect(t, 404, "task_not_found")
-		e.send("POST", "/v1/onboarding-tasks/"+e.onboardingID+"/communication-tests", e.acme, "", role, "", nil).Expect(t, 404, "task_not_found")
+		e.send("GET", base, e.AcmeRO, "", role, "", nil).Expect(t, 200, "")
+		e.send("GET", base+"/export", e.AcmeRO, "", role, "", nil).Expect(t, 200, "")
+		e.send("POST", base, e.Acme, "application/json", role, "", r).Expect(t, 404, "task_not_found")
+		e.send("POST", "/v1/onboarding-tasks/"+e.onboardingID+"/communication-tests", e.Acme, "", role, "", nil).Expect(t, 404, "task_not_found")
 	}
 	// Preview mutations need onboarding.write; another organisation's task is 404.
-	e.send("POST", base, e.acmeRO, "application/json", "ems_provider", "", r).Expect(t, 403, "insufficient_scope")
-	e.send("GET", "/v1/onboarding-tasks/"+e.betaOnboardingID+"/dpl-rows", e.acme, "", "ems_provider", "", nil).Expect(t, 404, "task_not_found")
+	e.send("POST", base, e.AcmeRO, "application/json", "ems_provider", "", r).Expect(t, 403, "insufficient_scope")
+	e.send("GET", "/v1/onboarding-tasks/"+e.betaOnboardingID+"/dpl-rows", e.Acme, "", "ems_provider", "", nil).Expect(t, 404, "task_not_found")
 	// A user without a contact role holds no task.
-	e.send("GET", base, e.acme, "", "", "", nil).Expect(t, 404, "task_not_found")
+	e.send("GET", base, e.Acme, "", "", "", nil).Expect(t, 404, "task_not_found")
 }
 
 func firstRow(t *testing.T, e env, role string) string {
 	var list struct {
 		Rows []map[string]any `json:"rows"`
 	}
-	e.send("GET", "/v1/onboarding-tasks/"+e.onboardingID+"/dpl-rows", e.acme, "", role, "", nil).Expect(t, 200, "").JSON(t, &list)
+	e.send("GET", "/v1/onboarding-tasks/"+e.onboardingID+"/dpl-rows", e.Acme, "", role, "", nil).Expect(t, 200, "").JSON(t, &list)
 	return list.Rows[0]["row_id"].(string)
 }
 
@@ -327,52 +299,52 @@ func measurements(at time.Time) telemetry.Measurements {
 func TestCommunicationTest(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := setup(t, b)
-		h := e.h
+		h := e.Harness
 		tests := "/v1/onboardings/" + e.onboardingID + "/communication-tests"
-		h.Do("POST", tests, e.acme, nil).Expect(t, 409, "dpl_empty")
+		h.Do("POST", tests, e.Acme, nil).Expect(t, 409, "dpl_empty")
 		for _, r := range fullList {
-			h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.acme, r).Expect(t, 201, "")
+			h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.Acme, r).Expect(t, 201, "")
 		}
 		// Never reported: not connected, failed.
-		first := h.Do("POST", tests, e.acme, nil).Expect(t, 201, "").Map(t)
+		first := h.Do("POST", tests, e.Acme, nil).Expect(t, 201, "").Map(t)
 		if first["status"] != "failed" || first["connected"] != false {
 			t.Fatalf("first %v", first)
 		}
 		if gateStatus(t, e, "comm_test") != "in_progress" {
 			t.Fatal("the comm-test gate was not touched")
 		}
-		r := h.Do("POST", tests, e.acme, nil).Expect(t, 429, "test_rate_limited")
+		r := h.Do("POST", tests, e.Acme, nil).Expect(t, 429, "test_rate_limited")
 		if r.Header.Get("Retry-After") != "60" {
 			t.Fatalf("Retry-After %q", r.Header.Get("Retry-After"))
 		}
 		// The minute is real time: a platform minute (a tenth of a real
 		// second on a demo clock at 600x) does not lift the limit.
 		h.Clock.Advance(time.Minute)
-		h.Do("POST", tests, e.acme, nil).Expect(t, 429, "test_rate_limited")
+		h.Do("POST", tests, e.Acme, nil).Expect(t, 429, "test_rate_limited")
 		h.Security.Advance(45 * time.Second)
-		if r := h.Do("POST", tests, e.acme, nil).Expect(t, 429, "test_rate_limited"); r.Header.Get("Retry-After") != "15" {
+		if r := h.Do("POST", tests, e.Acme, nil).Expect(t, 429, "test_rate_limited"); r.Header.Get("Retry-After") != "15" {
 			t.Fatalf("Retry-After %q after 45 s", r.Header.Get("Retry-After"))
 		}
 		// Retry-After rounds up, to at least a second.
 		h.Security.Advance(15*time.Second - time.Microsecond)
-		if r := h.Do("POST", tests, e.acme, nil).Expect(t, 429, "test_rate_limited"); r.Header.Get("Retry-After") != "1" {
+		if r := h.Do("POST", tests, e.Acme, nil).Expect(t, 429, "test_rate_limited"); r.Header.Get("Retry-After") != "1" {
 			t.Fatalf("Retry-After %q a microsecond before", r.Header.Get("Retry-After"))
 		}
 		h.Security.Advance(time.Microsecond)
 		e.tel.snap["bess-1"] = telemetry.Snapshot{AssetID: "bess-1", Measurements: measurements(h.Clock.Now().Add(-time.Second))}
-		passed := h.Do("POST", tests, e.acme, nil).Expect(t, 201, "").Map(t)
+		passed := h.Do("POST", tests, e.Acme, nil).Expect(t, 201, "").Map(t)
 		if passed["status"] != "passed" || passed["connected"] != true {
 			t.Fatalf("passed %v", passed)
 		}
 		var list struct {
 			Rows []map[string]any `json:"rows"`
 		}
-		h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &list)
+		h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &list)
 		if list.Rows[0]["point_name"] != "bess_power_mw" || list.Rows[0]["last_test_result"] != "ok" || list.Rows[1]["last_test_result"] != "not_mapped" {
 			t.Fatalf("rows %v", list.Rows[:2])
 		}
 		// A change clears the row's result.
-		upd := h.Do("PUT", "/v1/onboardings/"+e.onboardingID+"/dpl-rows/"+list.Rows[0]["row_id"].(string), e.acme, fullList[0]).Expect(t, 200, "").Map(t)
+		upd := h.Do("PUT", "/v1/onboardings/"+e.onboardingID+"/dpl-rows/"+list.Rows[0]["row_id"].(string), e.Acme, fullList[0]).Expect(t, 200, "").Map(t)
 		if upd["last_test_result"] != nil {
 			t.Fatalf("changed row %v", upd)
 		}
@@ -382,7 +354,7 @@ func TestCommunicationTest(t *testing.T) {
 		m := measurements(h.Clock.Now())
 		m.Frequency = math.NaN()
 		e.tel.snap["bess-1"] = telemetry.Snapshot{AssetID: "bess-1", Measurements: m}
-		failed := e.send("POST", "/v1/onboarding-tasks/"+e.onboardingID+"/communication-tests", e.acme, "", "ems_provider", "", nil).Expect(t, 201, "").Map(t)
+		failed := e.send("POST", "/v1/onboarding-tasks/"+e.onboardingID+"/communication-tests", e.Acme, "", "ems_provider", "", nil).Expect(t, 201, "").Map(t)
 		if failed["status"] != "failed" || failed["summary"].(map[string]any)["failed"] != 1.0 {
 			t.Fatalf("failed %v", failed)
 		}
@@ -390,20 +362,20 @@ func TestCommunicationTest(t *testing.T) {
 			Tests []map[string]any `json:"communication_tests"`
 			Total int              `json:"total"`
 		}
-		h.Do("GET", tests+"?limit=2", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &tl)
+		h.Do("GET", tests+"?limit=2", e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &tl)
 		if tl.Total != 3 || len(tl.Tests) != 2 || tl.Tests[0]["test_id"] != failed["test_id"] {
 			t.Fatalf("list %+v", tl)
 		}
-		got := h.Do("GET", tests+"/"+passed["test_id"].(string), e.acmeRO, nil).Expect(t, 200, "").Map(t)
+		got := h.Do("GET", tests+"/"+passed["test_id"].(string), e.AcmeRO, nil).Expect(t, 200, "").Map(t)
 		if got["status"] != "passed" {
 			t.Fatalf("get %v", got)
 		}
-		h.Do("GET", tests+"/0194c1a2-7b3c-7d4e-8f50-6a7b8c9d0e1f", e.acmeRO, nil).Expect(t, 404, "communication_test_not_found")
-		h.Do("GET", tests+"/nope", e.acmeRO, nil).Expect(t, 404, "communication_test_not_found")
-		h.Do("GET", "/v1/onboardings/"+e.betaOnboardingID+"/communication-tests", e.acme, nil).Expect(t, 404, "onboarding_not_found")
-		h.Do("POST", "/v1/onboardings/"+e.betaOnboardingID+"/communication-tests", e.acme, nil).Expect(t, 404, "onboarding_not_found")
-		h.Do("POST", tests, e.acmeRO, nil).Expect(t, 403, "insufficient_scope")
-		h.Do("GET", tests, e.none, nil).Expect(t, 403, "insufficient_scope")
+		h.Do("GET", tests+"/0194c1a2-7b3c-7d4e-8f50-6a7b8c9d0e1f", e.AcmeRO, nil).Expect(t, 404, "communication_test_not_found")
+		h.Do("GET", tests+"/nope", e.AcmeRO, nil).Expect(t, 404, "communication_test_not_found")
+		h.Do("GET", "/v1/onboardings/"+e.betaOnboardingID+"/communication-tests", e.Acme, nil).Expect(t, 404, "onboarding_not_found")
+		h.Do("POST", "/v1/onboardings/"+e.betaOnboardingID+"/communication-tests", e.Acme, nil).Expect(t, 404, "onboarding_not_found")
+		h.Do("POST", tests, e.AcmeRO, nil).Expect(t, 403, "insufficient_scope")
+		h.Do("GET", tests, e.None, nil).Expect(t, 403, "insufficient_scope")
 
 		// The comm-test gate's requirement reads the latest test.
 		var gates struct {
@@ -414,7 +386,7 @@ func TestCommunicationTest(t *testing.T) {
 				} `json:"requirements_unmet"`
 			} `json:"gates"`
 		}
-		h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/gates", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &gates)
+		h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/gates", e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &gates)
 		if g := gates.Gates[3]; g.DefinitionID != "fc_comm_test" || g.Unmet[0].Location != "communication_test" {
 			t.Fatalf("comm-test gate %+v", g)
 		}
@@ -423,9 +395,9 @@ func TestCommunicationTest(t *testing.T) {
 
 func TestNotAttached(t *testing.T) {
 	e := setup(t, testkit.OpenSQLite(t))
-	id := e.h.Do("POST", "/v1/onboardings", e.platform, map[string]any{"asset_id": "bess-mq"}).Expect(t, 201, "").Map(t)["onboarding_id"].(string)
-	e.h.Do("POST", "/v1/onboardings/"+id+"/dpl-rows", e.acme, fullList[0]).Expect(t, 201, "")
-	e.h.Do("POST", "/v1/onboardings/"+id+"/communication-tests", e.acme, nil).Expect(t, 409, "asset_not_attached")
+	id := e.Do("POST", "/v1/onboardings", e.Platform, map[string]any{"asset_id": "bess-mq"}).Expect(t, 201, "").Map(t)["onboarding_id"].(string)
+	e.Do("POST", "/v1/onboardings/"+id+"/dpl-rows", e.Acme, fullList[0]).Expect(t, 201, "")
+	e.Do("POST", "/v1/onboardings/"+id+"/communication-tests", e.Acme, nil).Expect(t, 409, "asset_not_attached")
 }
 
 // TestCommunicationTestSimulator runs the test on what the simulator
@@ -435,9 +407,9 @@ func TestCommunicationTestSimulator(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		ctx := context.Background()
 		e := setupWith(t, b, b.Telemetry())
-		h := e.h
+		h := e.Harness
 		for _, r := range fullList {
-			h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.acme, r).Expect(t, 201, "")
+			h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.Acme, r).Expect(t, 201, "")
 		}
 		a, err := assets.NewService(b.Assets(), h.Clock).Get(ctx, auth.Visibility{All: true}, "bess-1")
 		if err != nil {
@@ -463,14 +435,14 @@ func TestCommunicationTestSimulator(t *testing.T) {
 		}
 		record(func(*telemetry.Measurements) {})
 		tests := "/v1/onboardings/" + e.onboardingID + "/communication-tests"
-		passed := h.Do("POST", tests, e.acme, nil).Expect(t, 201, "").Map(t)
+		passed := h.Do("POST", tests, e.Acme, nil).Expect(t, 201, "").Map(t)
 		if passed["status"] != "passed" || passed["connected"] != true {
 			t.Fatalf("simulator: %v", passed)
 		}
 		h.Clock.Advance(time.Minute)
 		h.Security.Advance(time.Minute)
 		record(func(m *telemetry.Measurements) { m.Frequency = math.NaN() })
-		failed := h.Do("POST", tests, e.acme, nil).Expect(t, 201, "").Map(t)
+		failed := h.Do("POST", tests, e.Acme, nil).Expect(t, 201, "").Map(t)
 		points := failed["points"].([]any)
 		var frequency map[string]any
 		for _, p := range points {
@@ -493,8 +465,8 @@ func TestRunningTest(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		ctx := context.Background()
 		e := setup(t, b)
-		h := e.h
-		h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.acme, fullList[0]).Expect(t, 201, "")
+		h := e.Harness
+		h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.Acme, fullList[0]).Expect(t, 201, "")
 		// elsewhere stores a running test as Run does: the row and its mark.
 		elsewhere := func(id string, mark bool) {
 			t.Helper()
@@ -513,14 +485,14 @@ func TestRunningTest(t *testing.T) {
 		running := "0194c1a3-1111-7222-8333-444455556666"
 		elsewhere(running, true)
 		tests := "/v1/onboardings/" + e.onboardingID + "/communication-tests"
-		h.Do("POST", tests, e.acme, nil).Expect(t, 409, "test_running")
+		h.Do("POST", tests, e.Acme, nil).Expect(t, 409, "test_running")
 		h.Clock.Advance(dplsvc.TestTimeout*2 + time.Second)
-		h.Do("POST", tests, e.acme, nil).Expect(t, 409, "test_running")
+		h.Do("POST", tests, e.Acme, nil).Expect(t, 409, "test_running")
 		h.Security.Advance(dplsvc.TestTimeout*2 + time.Second)
-		h.Do("POST", tests, e.acme, nil).Expect(t, 429, "test_rate_limited")
+		h.Do("POST", tests, e.Acme, nil).Expect(t, 429, "test_rate_limited")
 		h.Security.Advance(dplsvc.TestInterval - dplsvc.TestTimeout*2 - time.Second)
-		h.Do("POST", tests, e.acme, nil).Expect(t, 201, "")
-		old := h.Do("GET", tests+"/"+running, e.acmeRO, nil).Expect(t, 200, "").Map(t)
+		h.Do("POST", tests, e.Acme, nil).Expect(t, 201, "")
+		old := h.Do("GET", tests+"/"+running, e.AcmeRO, nil).Expect(t, 200, "").Map(t)
 		if old["status"] != "failed" || old["finished_at"] == nil {
 			t.Fatalf("abandoned test %v", old)
 		}
@@ -529,8 +501,8 @@ func TestRunningTest(t *testing.T) {
 		h.Security.Advance(dplsvc.TestInterval)
 		unmarked := "0194c1a3-1111-7222-8333-444455556667"
 		elsewhere(unmarked, false)
-		h.Do("POST", tests, e.acme, nil).Expect(t, 201, "")
-		if old := h.Do("GET", tests+"/"+unmarked, e.acmeRO, nil).Expect(t, 200, "").Map(t); old["status"] != "failed" {
+		h.Do("POST", tests, e.Acme, nil).Expect(t, 201, "")
+		if old := h.Do("GET", tests+"/"+unmarked, e.AcmeRO, nil).Expect(t, 200, "").Map(t); old["status"] != "failed" {
 			t.Fatalf("unmarked running test %v", old)
 		}
 	})
@@ -540,12 +512,8 @@ func TestRunningTest(t *testing.T) {
 // onboarding only.
 func TestSessions(t *testing.T) {
 	e := setup(t, testkit.OpenSQLite(t))
-	h := e.h
-	session := func(onboardingID, role string) string {
-		return h.Token(auth.Principal{Subject: "onbc:c-" + role, OrganizationID: "acme", Credential: "s-" + role,
-			Task: &auth.TaskGrant{OnboardingID: onboardingID, ContactID: "c-" + role, Role: role, SessionID: "s-" + role}})
-	}
-	ems, owner := session(e.onboardingID, "ems_provider"), session(e.onboardingID, "asset_owner")
+	h := e.Harness
+	ems, owner := e.Session(e.ob, "c-ems_provider", onboarding.RoleEMSProvider), e.Session(e.ob, "c-asset_owner", onboarding.RoleAssetOwner)
 	base := "/v1/onboarding-tasks/" + e.onboardingID + "/dpl-rows"
 	created := h.Do("POST", base, ems, fullList[0]).Expect(t, 201, "").Map(t)
 	if created["updated_by_name"] != "c-ems_provider" {
@@ -565,7 +533,7 @@ func TestSessions(t *testing.T) {
 			} `json:"actor"`
 		} `json:"entries"`
 	}
-	h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/audit?action=dpl_row.", e.acmeRO, nil).Expect(t, 200, "").JSON(t, &audit)
+	h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/audit?action=dpl_row.", e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &audit)
 	if len(audit.Entries) != 1 || audit.Entries[0].Actor.Kind != "contact" || audit.Entries[0].Actor.Role != "ems_provider" {
 		t.Fatalf("audit %+v", audit)
 	}
@@ -575,13 +543,13 @@ func TestSessions(t *testing.T) {
 // gets the test's outcome stored.
 func TestClosedWhileRunning(t *testing.T) {
 	e := setup(t, testkit.OpenSQLite(t))
-	h := e.h
-	h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.acme, fullList[0]).Expect(t, 201, "")
+	h := e.Harness
+	h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.Acme, fullList[0]).Expect(t, 201, "")
 	e.tel.during = func() {
-		h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/cancel", e.platform, map[string]any{"reason": "sold"}).Expect(t, 200, "")
+		h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/cancel", e.Platform, map[string]any{"reason": "sold"}).Expect(t, 200, "")
 	}
-	test := h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/communication-tests", e.acme, nil).Expect(t, 201, "").Map(t)
-	got := h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/communication-tests/"+test["test_id"].(string), e.acmeRO, nil).Expect(t, 200, "").Map(t)
+	test := h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/communication-tests", e.Acme, nil).Expect(t, 201, "").Map(t)
+	got := h.Do("GET", "/v1/onboardings/"+e.onboardingID+"/communication-tests/"+test["test_id"].(string), e.AcmeRO, nil).Expect(t, 200, "").Map(t)
 	if got["status"] != "failed" || got["finished_at"] == nil {
 		t.Fatalf("test %v", got)
 	}
@@ -598,7 +566,7 @@ func TestConcurrentCreates(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				r := row("soc", fmt.Sprintf("ca:5/ioa:%d", i), "percent", "read")
-				statuses <- e.h.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.acme, r).Status
+				statuses <- e.Do("POST", "/v1/onboardings/"+e.onboardingID+"/dpl-rows", e.Acme, r).Status
 			}()
 		}
 		wg.Wait()

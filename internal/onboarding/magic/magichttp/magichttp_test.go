@@ -14,6 +14,7 @@ import (
 	"atcp/internal/identity"
 	"atcp/internal/onboarding/magic"
 	"atcp/internal/onboarding/magic/magichttp"
+	"atcp/internal/onboarding/onboardingtest"
 	"atcp/internal/store"
 	"atcp/internal/testkit"
 )
@@ -27,7 +28,7 @@ func (targets) Check(context.Context, string, string, string, string) (magic.Tar
 }
 
 type server struct {
-	*testkit.Harness
+	*onboardingtest.Kit
 	svc *magic.Service
 }
 
@@ -36,22 +37,17 @@ type server struct {
 // task operation (GET /v1/task-probe) and a scoped one (GET /v1/probe).
 func newServer(t *testing.T, b store.Backend) *server {
 	t.Helper()
-	for _, org := range []string{"acme"} {
-		if err := b.Directory().EnsureOrganization(context.Background(), identity.Organization{ID: org, Name: org, CreatedAt: testkit.Start}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	check := identity.NewCredentialCheck(b.Credentials())
-	h := testkit.NewHarness(t, b, func(o *httpapi.Options) { o.Credentials = check })
-	check.SetTaskSessions(magic.NewSessionCheck(b.OnboardingMagic(), h.Security))
-	svc := magic.NewService(b.OnboardingMagic(), targets{}, h.Tokens, h.Clock, h.Security)
-	magichttp.Register(h.Server, svc, h.Security)
+	k := onboardingtest.New(t, b, onboardingtest.Config{Harness: []testkit.HarnessOption{func(o *httpapi.Options) { o.Credentials = check }}})
+	check.SetTaskSessions(magic.NewSessionCheck(b.OnboardingMagic(), k.Security))
+	svc := magic.NewService(b.OnboardingMagic(), targets{}, k.Tokens, k.Clock, k.Security)
+	magichttp.Register(k.Server, svc, k.Security)
 	probe := func(ctx context.Context, _ *struct{}) (*struct{}, error) { return &struct{}{}, nil }
-	httpapi.Register(h.Server, huma.Operation{OperationID: "task-probe", Method: http.MethodGet, Path: "/v1/task-probe"},
+	httpapi.Register(k.Server, huma.Operation{OperationID: "task-probe", Method: http.MethodGet, Path: "/v1/task-probe"},
 		httpapi.TaskOr(auth.OnboardingRead), probe)
-	httpapi.Register(h.Server, huma.Operation{OperationID: "probe", Method: http.MethodGet, Path: "/v1/probe"},
+	httpapi.Register(k.Server, huma.Operation{OperationID: "probe", Method: http.MethodGet, Path: "/v1/probe"},
 		httpapi.Authenticated, probe)
-	return &server{Harness: h, svc: svc}
+	return &server{Kit: k, svc: svc}
 }
 
 func (s *server) link(t *testing.T, contact string) (string, magic.Link) {

@@ -8,8 +8,8 @@ import (
 	"atcp/internal/assets"
 	"atcp/internal/auth"
 	"atcp/internal/errs"
-	"atcp/internal/identity"
 	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/onboardingtest"
 	"atcp/internal/onboarding/prequal"
 	"atcp/internal/onboarding/prequal/prequalhttp"
 	"atcp/internal/store"
@@ -24,72 +24,38 @@ type certs struct{}
 func (certs) Exists(_ context.Context, _, _, id string) (bool, error) { return id == certID, nil }
 
 type env struct {
-	h        *testkit.Harness
-	core     *onboarding.Service
-	registry *assets.Service
-	ob, mon  onboarding.Onboarding
-	// platform may read and write onboarding, acme too (an organisation
-	// writer), acmeRO only read, beta is another organisation, none has no
-	// onboarding scope.
-	platform, acme, acmeRO, beta, none string
+	*onboardingtest.Kit
+	ob, mon onboarding.Onboarding
 }
-
-var platformActor = onboarding.Actor{Kind: onboarding.ActorUser, ID: "u-platform", Name: "platform@example.com",
-	OrganizationID: auth.PlatformOrganization, Role: onboarding.RolePlatformOnboarding}
 
 // setup starts the workflows of acme's full-control bess-1 (10 MW, 50HZ;
 // every gate before prequalification waived) and monitoring-only mon-1.
 func setup(t *testing.T, b store.Backend, withCerts bool) env {
 	t.Helper()
-	ctx := context.Background()
-	h := testkit.NewHarness(t, b)
-	dir := identity.NewDirectory(b.Directory(), h.Clock, h.URL)
-	for _, org := range []string{"acme", "beta"} {
-		if err := dir.EnsureOrganization(ctx, org, org); err != nil {
-			t.Fatal(err)
-		}
-	}
-	registry := assets.NewService(b.Assets(), h.Clock)
-	for id, it := range map[string]assets.IntegrationType{"bess-1": assets.FullControl, "mon-1": assets.MonitoringOnly} {
-		a := assets.NewAsset(id, "acme", "Battery "+id, "Cottbus", assets.Standalone)
-		a.IntegrationType = &it
+	sized := func(a *assets.Asset) {
 		usable, tso := 10.0, assets.TSO50Hertz
 		a.UsablePowerCapacityMW, a.TSO = &usable, &tso
-		if err := registry.EnsureAsset(ctx, a); err != nil {
-			t.Fatal(err)
-		}
 	}
-	core := onboarding.NewService(b.Onboardings(), registry, h.Clock)
+	monitoring := func(a *assets.Asset) {
+		sized(a)
+		it := assets.MonitoringOnly
+		a.IntegrationType = &it
+	}
+	k := onboardingtest.New(t, b, onboardingtest.Config{Assets: []onboardingtest.Asset{{ID: "bess-1", Org: "acme", Adjust: sized},
+		{ID: "mon-1", Org: "acme", Adjust: monitoring}}})
 	var c prequal.Certificates
 	if withCerts {
 		c = certs{}
 	}
-	prequalhttp.Register(h.Server, prequal.NewService(core, b.OnboardingPrequalifications(), registry, c, h.Clock))
+	prequalhttp.Register(k.Server, prequal.NewService(k.Core, b.OnboardingPrequalifications(), k.Assets, c, k.Clock))
 	waive := onboarding.GateOverride{Waived: true, Note: "done elsewhere"}
-	ob, err := core.Create(ctx, platformActor, onboarding.CreateRequest{AssetID: "bess-1", GateOverrides: map[string]onboarding.GateOverride{
-		"fc_rfi": waive, "fc_dpl": waive, "fc_installation": waive, "fc_comm_test": waive}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mon, err := core.Create(ctx, platformActor, onboarding.CreateRequest{AssetID: "mon-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	user := func(org string, scopes ...auth.Scope) string {
-		return h.Token(auth.Principal{Subject: "u-" + org, OrganizationID: org, Email: org + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
-	}
-	return env{h: h, core: core, registry: registry, ob: ob, mon: mon,
-		platform: user(auth.PlatformOrganization, auth.OnboardingRead, auth.OnboardingWrite),
-		acme:     user("acme", auth.OnboardingRead, auth.OnboardingWrite),
-		acmeRO:   user("acme", auth.OnboardingRead),
-		beta:     user("beta", auth.OnboardingRead, auth.OnboardingWrite),
-		none:     user("acme", auth.AssetRead, auth.AssetWrite),
-	}
+	return env{Kit: k, ob: k.Start("bess-1", map[string]onboarding.GateOverride{"fc_rfi": waive, "fc_dpl": waive, "fc_installation": waive,
+		"fc_comm_test": waive}), mon: k.Start("mon-1", nil)}
 }
 
 func (e env) asset(t *testing.T) assets.Asset {
 	t.Helper()
-	a, err := e.registry.Get(context.Background(), auth.Visibility{All: true}, "bess-1")
+	a, err := e.Assets.Get(context.Background(), auth.Visibility{All: true}, "bess-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,21 +65,18 @@ func (e env) asset(t *testing.T) assets.Asset {
 // submitPrequalGate submits the prequalification gate through the core.
 func (e env) submitPrequalGate(t *testing.T) error {
 	t.Helper()
-	g, err := e.core.GateForKind(context.Background(), e.ob, onboarding.KindPrequalification)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = e.core.Act(context.Background(), platformActor, e.ob.ID, g.ID, onboarding.ActionSubmit, "")
+	g := e.Gate(e.ob, onboarding.KindPrequalification)
+	_, err := e.Core.Act(context.Background(), onboardingtest.PlatformActor, e.ob.ID, g.ID, onboarding.ActionSubmit, "")
 	return err
 }
 
 func TestPrequalifications(t *testing.T) {
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
 		e := setup(t, b, true)
-		h := e.h
+		h := e.Harness
 		base := "/v1/onboardings/" + e.ob.ID + "/prequalifications"
 
-		r := h.Do("POST", base, e.platform, map[string]any{"product": "fcr", "requested_mw": 8, "tso_reference": "PQ-1", "submitted_on": "2026-02-01"}).
+		r := h.Do("POST", base, e.Platform, map[string]any{"product": "fcr", "requested_mw": 8, "tso_reference": "PQ-1", "submitted_on": "2026-02-01"}).
 			Expect(t, 201, "")
 		p := r.Map(t)
 		id := p["prequalification_id"].(string)
@@ -121,7 +84,7 @@ func TestPrequalifications(t *testing.T) {
 			p["submitted_on"] != "2026-02-01" || p["recorded_by_name"] != "platform@example.com" {
 			t.Fatalf("created %v (%s)", p, r.Header.Get("Location"))
 		}
-		h.Do("POST", base, e.platform, map[string]any{"product": "afrr_pos", "requested_mw": 10, "tso": "AMP"}).Expect(t, 201, "")
+		h.Do("POST", base, e.Platform, map[string]any{"product": "afrr_pos", "requested_mw": 10, "tso": "AMP"}).Expect(t, 201, "")
 
 		// The gate's requirement: a result for every submitted product.
 		var ee *errs.Error
@@ -130,7 +93,7 @@ func TestPrequalifications(t *testing.T) {
 			t.Fatalf("submit with open results: %v", err)
 		}
 
-		d := h.Do("POST", base+"/"+id+"/result", e.platform, map[string]any{"status": "partially_granted", "prequalified_mw": 6.5,
+		d := h.Do("POST", base+"/"+id+"/result", e.Platform, map[string]any{"status": "partially_granted", "prequalified_mw": 6.5,
 			"decided_on": "2026-03-01", "valid_from": "2026-03-05", "decision_note": "ok", "certificate_document_id": certID}).Expect(t, 200, "").Map(t)
 		if d["status"] != "partially_granted" || d["prequalified_mw"] != 6.5 || d["decided_on"] != "2026-03-01" || d["certificate_document_id"] != certID {
 			t.Fatalf("decided %v", d)
@@ -141,17 +104,17 @@ func TestPrequalifications(t *testing.T) {
 		var l struct {
 			Prequalifications []map[string]any `json:"prequalifications"`
 		}
-		h.Do("GET", base, e.acmeRO, nil).Expect(t, 200, "").JSON(t, &l)
+		h.Do("GET", base, e.AcmeRO, nil).Expect(t, 200, "").JSON(t, &l)
 		if len(l.Prequalifications) != 2 || l.Prequalifications[0]["prequalification_id"] != id {
 			t.Fatalf("list %+v", l)
 		}
-		if g := h.Do("GET", base+"/"+id, e.acmeRO, nil).Expect(t, 200, "").Map(t); g["status"] != "partially_granted" {
+		if g := h.Do("GET", base+"/"+id, e.AcmeRO, nil).Expect(t, 200, "").Map(t); g["status"] != "partially_granted" {
 			t.Fatalf("get %v", g)
 		}
 
 		// Rejected: the figure is 0.
 		afrr := l.Prequalifications[1]["prequalification_id"].(string)
-		h.Do("POST", base+"/"+afrr+"/result", e.platform, map[string]any{"status": "rejected"}).Expect(t, 200, "")
+		h.Do("POST", base+"/"+afrr+"/result", e.Platform, map[string]any{"status": "rejected"}).Expect(t, 200, "")
 		if a := e.asset(t); a.AFRRPrequalifiedPosMW != 0 {
 			t.Fatalf("asset afrr pos %v", a.AFRRPrequalifiedPosMW)
 		}
@@ -160,43 +123,43 @@ func TestPrequalifications(t *testing.T) {
 		}
 
 		// Withdraw resets the figure; a new one of the product may follow.
-		h.Do("POST", base+"/"+id+"/result", e.platform, map[string]any{"status": "granted", "prequalified_mw": 8}).Expect(t, 409, "prequalification_decided")
-		w := h.Do("POST", base+"/"+id+"/withdraw", e.platform, map[string]any{"reason": "wrong figure"}).Expect(t, 200, "").Map(t)
+		h.Do("POST", base+"/"+id+"/result", e.Platform, map[string]any{"status": "granted", "prequalified_mw": 8}).Expect(t, 409, "prequalification_decided")
+		w := h.Do("POST", base+"/"+id+"/withdraw", e.Platform, map[string]any{"reason": "wrong figure"}).Expect(t, 200, "").Map(t)
 		if w["status"] != "withdrawn" || w["withdraw_reason"] != "wrong figure" || e.asset(t).FCRPrequalifiedMW != 0 {
 			t.Fatalf("withdrawn %v, asset %v", w, e.asset(t).FCRPrequalifiedMW)
 		}
-		h.Do("POST", base+"/"+id+"/withdraw", e.platform, map[string]any{"reason": "again"}).Expect(t, 409, "prequalification_withdrawn")
-		h.Do("POST", base, e.platform, map[string]any{"product": "fcr", "requested_mw": 8}).Expect(t, 201, "")
+		h.Do("POST", base+"/"+id+"/withdraw", e.Platform, map[string]any{"reason": "again"}).Expect(t, 409, "prequalification_withdrawn")
+		h.Do("POST", base, e.Platform, map[string]any{"product": "fcr", "requested_mw": 8}).Expect(t, 201, "")
 	})
 }
 
 func TestPrequalificationErrors(t *testing.T) {
 	e := setup(t, testkit.OpenSQLite(t), false)
-	h := e.h
+	h := e.Harness
 	base := "/v1/onboardings/" + e.ob.ID + "/prequalifications"
 	before := e.asset(t).FCRPrequalifiedMW
-	p := h.Do("POST", base, e.platform, map[string]any{"product": "fcr", "requested_mw": 8}).Expect(t, 201, "").Map(t)
+	p := h.Do("POST", base, e.Platform, map[string]any{"product": "fcr", "requested_mw": 8}).Expect(t, 201, "").Map(t)
 	item := base + "/" + p["prequalification_id"].(string)
 
 	// Create.
-	h.Do("POST", base, e.platform, map[string]any{"product": "fcr", "requested_mw": 5}).Expect(t, 409, "prequalification_exists")
-	h.Do("POST", base, e.platform, map[string]any{"product": "afrr_neg", "requested_mw": 10.5}).Expect(t, 422, "validation_failed")
-	h.Do("POST", base, e.platform, map[string]any{"product": "afrr_neg", "requested_mw": 0}).Expect(t, 422, "validation_failed")
-	h.Do("POST", base, e.platform, map[string]any{"product": "afrr_neg", "requested_mw": 1, "submitted_on": "2026-13-01"}).Expect(t, 422, "validation_failed")
-	h.Do("POST", base, e.platform, map[string]any{"product": "mfrr", "requested_mw": 1}).Expect(t, 422, "validation_failed")
-	h.Do("POST", "/v1/onboardings/"+e.mon.ID+"/prequalifications", e.platform, map[string]any{"product": "fcr", "requested_mw": 1}).
+	h.Do("POST", base, e.Platform, map[string]any{"product": "fcr", "requested_mw": 5}).Expect(t, 409, "prequalification_exists")
+	h.Do("POST", base, e.Platform, map[string]any{"product": "afrr_neg", "requested_mw": 10.5}).Expect(t, 422, "validation_failed")
+	h.Do("POST", base, e.Platform, map[string]any{"product": "afrr_neg", "requested_mw": 0}).Expect(t, 422, "validation_failed")
+	h.Do("POST", base, e.Platform, map[string]any{"product": "afrr_neg", "requested_mw": 1, "submitted_on": "2026-13-01"}).Expect(t, 422, "validation_failed")
+	h.Do("POST", base, e.Platform, map[string]any{"product": "mfrr", "requested_mw": 1}).Expect(t, 422, "validation_failed")
+	h.Do("POST", "/v1/onboardings/"+e.mon.ID+"/prequalifications", e.Platform, map[string]any{"product": "fcr", "requested_mw": 1}).
 		Expect(t, 409, "prequalification_not_in_template")
-	h.Do("POST", base, e.acme, map[string]any{"product": "afrr_neg", "requested_mw": 1}).Expect(t, 403, "platform_only")
-	h.Do("POST", base, e.acmeRO, map[string]any{"product": "afrr_neg", "requested_mw": 1}).Expect(t, 403, "insufficient_scope")
-	h.Do("POST", base, e.beta, map[string]any{"product": "afrr_neg", "requested_mw": 1}).Expect(t, 404, "onboarding_not_found")
+	h.Do("POST", base, e.Acme, map[string]any{"product": "afrr_neg", "requested_mw": 1}).Expect(t, 403, "platform_only")
+	h.Do("POST", base, e.AcmeRO, map[string]any{"product": "afrr_neg", "requested_mw": 1}).Expect(t, 403, "insufficient_scope")
+	h.Do("POST", base, e.Beta, map[string]any{"product": "afrr_neg", "requested_mw": 1}).Expect(t, 404, "onboarding_not_found")
 
 	// Reads.
-	h.Do("GET", base, e.none, nil).Expect(t, 403, "insufficient_scope")
-	h.Do("GET", base, e.beta, nil).Expect(t, 404, "onboarding_not_found")
-	h.Do("GET", item, e.beta, nil).Expect(t, 404, "onboarding_not_found")
-	h.Do("GET", item, e.none, nil).Expect(t, 403, "insufficient_scope")
-	h.Do("GET", base+"/nope", e.acme, nil).Expect(t, 404, "prequalification_not_found")
-	h.Do("GET", base+"/0193a5c2-0000-7000-8000-000000000000", e.acme, nil).Expect(t, 404, "prequalification_not_found")
+	h.Do("GET", base, e.None, nil).Expect(t, 403, "insufficient_scope")
+	h.Do("GET", base, e.Beta, nil).Expect(t, 404, "onboarding_not_found")
+	h.Do("GET", item, e.Beta, nil).Expect(t, 404, "onboarding_not_found")
+	h.Do("GET", item, e.None, nil).Expect(t, 403, "insufficient_scope")
+	h.Do("GET", base+"/nope", e.Acme, nil).Expect(t, 404, "prequalification_not_found")
+	h.Do("GET", base+"/0193a5c2-0000-7000-8000-000000000000", e.Acme, nil).Expect(t, 404, "prequalification_not_found")
 
 	// Result: nothing changes on a refusal.
 	for _, body := range []map[string]any{
@@ -204,32 +167,32 @@ func TestPrequalificationErrors(t *testing.T) {
 		{"status": "rejected", "prequalified_mw": 3}, {"status": "granted", "prequalified_mw": 8, "certificate_document_id": certID},
 		{"status": "granted", "prequalified_mw": 8, "decided_on": "2020-01-01"},
 	} {
-		h.Do("POST", item+"/result", e.platform, body).Expect(t, 422, "validation_failed")
+		h.Do("POST", item+"/result", e.Platform, body).Expect(t, 422, "validation_failed")
 	}
-	h.Do("POST", item+"/result", e.acme, map[string]any{"status": "rejected"}).Expect(t, 403, "platform_only")
-	h.Do("POST", item+"/result", e.acmeRO, map[string]any{"status": "rejected"}).Expect(t, 403, "insufficient_scope")
-	h.Do("POST", item+"/result", e.beta, map[string]any{"status": "rejected"}).Expect(t, 404, "onboarding_not_found")
-	h.Do("POST", base+"/0193a5c2-0000-7000-8000-000000000000/result", e.platform, map[string]any{"status": "rejected"}).
+	h.Do("POST", item+"/result", e.Acme, map[string]any{"status": "rejected"}).Expect(t, 403, "platform_only")
+	h.Do("POST", item+"/result", e.AcmeRO, map[string]any{"status": "rejected"}).Expect(t, 403, "insufficient_scope")
+	h.Do("POST", item+"/result", e.Beta, map[string]any{"status": "rejected"}).Expect(t, 404, "onboarding_not_found")
+	h.Do("POST", base+"/0193a5c2-0000-7000-8000-000000000000/result", e.Platform, map[string]any{"status": "rejected"}).
 		Expect(t, 404, "prequalification_not_found")
-	if g := h.Do("GET", item, e.acme, nil).Expect(t, 200, "").Map(t); g["status"] != "submitted" || e.asset(t).FCRPrequalifiedMW != before {
+	if g := h.Do("GET", item, e.Acme, nil).Expect(t, 200, "").Map(t); g["status"] != "submitted" || e.asset(t).FCRPrequalifiedMW != before {
 		t.Fatalf("after refusals %v, asset %v", g, e.asset(t).FCRPrequalifiedMW)
 	}
 
 	// Withdraw.
-	h.Do("POST", item+"/withdraw", e.platform, map[string]any{"reason": ""}).Expect(t, 422, "validation_failed")
-	h.Do("POST", item+"/withdraw", e.platform, map[string]any{"reason": "nul\x00"}).Expect(t, 422, "validation_failed")
-	h.Do("POST", item+"/withdraw", e.acme, map[string]any{"reason": "x"}).Expect(t, 403, "platform_only")
-	h.Do("POST", item+"/withdraw", e.acmeRO, map[string]any{"reason": "x"}).Expect(t, 403, "insufficient_scope")
-	h.Do("POST", item+"/withdraw", e.beta, map[string]any{"reason": "x"}).Expect(t, 404, "onboarding_not_found")
+	h.Do("POST", item+"/withdraw", e.Platform, map[string]any{"reason": ""}).Expect(t, 422, "validation_failed")
+	h.Do("POST", item+"/withdraw", e.Platform, map[string]any{"reason": "nul\x00"}).Expect(t, 422, "validation_failed")
+	h.Do("POST", item+"/withdraw", e.Acme, map[string]any{"reason": "x"}).Expect(t, 403, "platform_only")
+	h.Do("POST", item+"/withdraw", e.AcmeRO, map[string]any{"reason": "x"}).Expect(t, 403, "insufficient_scope")
+	h.Do("POST", item+"/withdraw", e.Beta, map[string]any{"reason": "x"}).Expect(t, 404, "onboarding_not_found")
 	// A submitted one withdrawn leaves the asset's figure as it is.
-	h.Do("POST", item+"/withdraw", e.platform, map[string]any{"reason": "x"}).Expect(t, 200, "")
+	h.Do("POST", item+"/withdraw", e.Platform, map[string]any{"reason": "x"}).Expect(t, 200, "")
 	if e.asset(t).FCRPrequalifiedMW != before {
 		t.Fatalf("asset %v", e.asset(t).FCRPrequalifiedMW)
 	}
 
-	if _, err := e.core.Cancel(context.Background(), platformActor, e.ob.ID, "sold"); err != nil {
+	if _, err := e.Core.Cancel(context.Background(), onboardingtest.PlatformActor, e.ob.ID, "sold"); err != nil {
 		t.Fatal(err)
 	}
-	h.Do("POST", base, e.platform, map[string]any{"product": "fcr", "requested_mw": 1}).Expect(t, 409, "onboarding_closed")
-	h.Do("POST", item+"/withdraw", e.platform, map[string]any{"reason": "x"}).Expect(t, 409, "onboarding_closed")
+	h.Do("POST", base, e.Platform, map[string]any{"product": "fcr", "requested_mw": 1}).Expect(t, 409, "onboarding_closed")
+	h.Do("POST", item+"/withdraw", e.Platform, map[string]any{"reason": "x"}).Expect(t, 409, "onboarding_closed")
 }

@@ -2,14 +2,11 @@ package remindershttp_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
-	"atcp/internal/assets"
-	"atcp/internal/auth"
-	"atcp/internal/identity"
 	"atcp/internal/onboarding"
+	"atcp/internal/onboarding/onboardingtest"
 	"atcp/internal/onboarding/reminders"
 	"atcp/internal/onboarding/reminders/remindershttp"
 	"atcp/internal/testkit"
@@ -26,59 +23,28 @@ func (owners) ForGate(_ context.Context, _ onboarding.Onboarding, g onboarding.G
 }
 
 type mail struct {
-	mu   sync.Mutex
-	sent []reminders.ReminderMail
+	onboardingtest.Recorder[reminders.ReminderMail]
 }
 
 func (m *mail) Reminder(_ context.Context, _ onboarding.Onboarding, r reminders.ReminderMail) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.sent = append(m.sent, r)
-	return nil
+	return m.Record(r)
 }
-
-var platformActor = onboarding.Actor{Kind: onboarding.ActorUser, ID: "u-platform", Name: "platform@example.com",
-	OrganizationID: auth.PlatformOrganization, Role: onboarding.RolePlatformOnboarding}
 
 func TestReminders(t *testing.T) {
 	ctx := context.Background()
-	b := testkit.OpenSQLite(t)
-	h := testkit.NewHarness(t, b)
-	dir := identity.NewDirectory(b.Directory(), h.Clock, h.URL)
-	for _, org := range []string{"acme", "beta"} {
-		if err := dir.EnsureOrganization(ctx, org, org); err != nil {
-			t.Fatal(err)
-		}
-	}
-	registry := assets.NewService(b.Assets(), h.Clock)
-	a := assets.NewAsset("bess-1", "acme", "Battery", "Cottbus", assets.Standalone)
-	it := assets.FullControl
-	a.IntegrationType = &it
-	if err := registry.EnsureAsset(ctx, a); err != nil {
-		t.Fatal(err)
-	}
-	core := onboarding.NewService(b.Onboardings(), registry, h.Clock)
+	k := onboardingtest.New(t, testkit.OpenSQLite(t), onboardingtest.Config{})
+	h, core := k.Harness, k.Core
 	m := &mail{}
-	svc := reminders.NewService(reminders.Deps{Core: core, Store: b.OnboardingReminders(), Recipients: owners{}, Sender: m, Clock: h.Clock,
+	svc := reminders.NewService(reminders.Deps{Core: core, Store: k.Backend.OnboardingReminders(), Recipients: owners{}, Sender: m, Clock: h.Clock,
 		Security: h.Security})
 	remindershttp.Register(h.Server, svc)
-	ob, err := core.Create(ctx, platformActor, onboarding.CreateRequest{AssetID: "bess-1",
-		GateOverrides: map[string]onboarding.GateOverride{"fc_installation": {Waived: true, Note: "done"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	user := func(org string, scopes ...auth.Scope) string {
-		return h.Token(auth.Principal{Subject: "u-" + org, OrganizationID: org, Email: org + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
-	}
+	ob := k.Start("bess-1", map[string]onboarding.GateOverride{"fc_installation": {Waived: true, Note: "done"}})
 	var platform, acme, acmeRO, beta, none string
 	// mint mints the callers' tokens, again after the security clock moved
 	// past their hour.
 	mint := func() {
-		platform = user(auth.PlatformOrganization, auth.OnboardingRead, auth.OnboardingWrite)
-		acme = user("acme", auth.OnboardingRead, auth.OnboardingWrite)
-		acmeRO = user("acme", auth.OnboardingRead)
-		beta = user("beta", auth.OnboardingRead, auth.OnboardingWrite)
-		none = user("acme", auth.AssetRead)
+		k.Mint()
+		platform, acme, acmeRO, beta, none = k.Platform, k.Acme, k.AcmeRO, k.Beta, k.None
 	}
 	mint()
 	base := "/v1/onboardings/" + ob.ID
@@ -95,14 +61,14 @@ func TestReminders(t *testing.T) {
 	}
 	h.Do("GET", base+"/reminders", acmeRO, nil).Expect(t, 200, "").JSON(t, &l)
 	if l.Total != 1 || l.Policy.OverdueEveryDays != 3 || len(l.Policy.DaysBefore) != 2 || l.Reminders[0]["kind"] != "before_deadline" ||
-		l.Reminders[0]["gate_id"] != rfi || l.Reminders[0]["delivery_status"] != "enqueued" || len(m.sent) != 1 {
-		t.Fatalf("list %+v, mails %+v", l, m.sent)
+		l.Reminders[0]["gate_id"] != rfi || l.Reminders[0]["delivery_status"] != "enqueued" || len(m.Sent()) != 1 {
+		t.Fatalf("list %+v, mails %+v", l, m.Sent())
 	}
 
 	// Manual.
 	r := h.Do("POST", base+"/gates/"+rfi+"/remind", acme, map[string]any{"message": "Friday!"}).Expect(t, 202, "").Map(t)
 	if r["kind"] != "manual" || r["message"] != "Friday!" || r["created_by_name"] != "acme@example.com" ||
-		r["recipients"].([]any)[0].(map[string]any)["role"] != "asset_owner" || len(m.sent) != 2 || m.sent[1].Message != "Friday!" {
+		r["recipients"].([]any)[0].(map[string]any)["role"] != "asset_owner" || len(m.Sent()) != 2 || m.Sent()[1].Message != "Friday!" {
 		t.Fatalf("manual %v", r)
 	}
 	limited := h.Do("POST", base+"/gates/"+rfi+"/remind", platform, nil).Expect(t, 429, "reminder_rate_limited")
@@ -162,7 +128,7 @@ func TestReminders(t *testing.T) {
 	h.Do("GET", base+"/reminders", beta, nil).Expect(t, 404, "onboarding_not_found")
 	h.Do("GET", base+"/reminders?gate_id=00000000-0000-4000-8000-000000000000", acme, nil).Expect(t, 422, "validation_failed")
 
-	if _, err := core.Cancel(ctx, platformActor, ob.ID, "sold"); err != nil {
+	if _, err := core.Cancel(ctx, onboardingtest.PlatformActor, ob.ID, "sold"); err != nil {
 		t.Fatal(err)
 	}
 	h.Security.Advance(time.Hour)

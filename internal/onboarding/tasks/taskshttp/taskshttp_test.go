@@ -1,19 +1,14 @@
 package taskshttp_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"testing"
 
-	"atcp/internal/assets"
 	"atcp/internal/auth"
-	"atcp/internal/identity"
 	"atcp/internal/onboarding"
-	"atcp/internal/onboarding/fields"
 	"atcp/internal/onboarding/fields/fieldshttp"
-	"atcp/internal/onboarding/onboardinghttp"
+	"atcp/internal/onboarding/onboardingtest"
 	"atcp/internal/onboarding/tasks"
 	"atcp/internal/onboarding/tasks/taskshttp"
 	"atcp/internal/store"
@@ -41,90 +36,29 @@ func (contacts) ContactViewer(_ context.Context, _, _, contactID string) (string
 }
 
 type env struct {
-	h   *testkit.Harness
-	svc *onboarding.Service
+	*onboardingtest.Kit
 	// ob is acme's workflow of bess-1, ob2 of bess-2, betaOb beta's of b-1.
 	ob, ob2, betaOb onboarding.Onboarding
-	// platform, acme (onboarding.read and write), acmeRO (read), beta,
-	// none (no onboarding scope), holder (acme user who is the EPC contact
-	// on ob and the asset owner contact on ob2).
-	platform, acme, acmeRO, beta, none, holder string
+	// holder is an acme user who is the EPC contact on ob and the asset
+	// owner contact on ob2.
+	holder string
 }
 
 func (e env) session(ob onboarding.Onboarding, role onboarding.TaskRole) string {
-	return e.h.Token(auth.Principal{Subject: "c-" + string(role), OrganizationID: ob.OrganizationID,
-		Task: &auth.TaskGrant{OnboardingID: ob.ID, ContactID: "c-" + string(role), Role: string(role), SessionID: "s-" + string(role)}})
-}
-
-// do sends a request with headers given as name, value pairs.
-func (e env) do(method, path, token string, body any, headers ...string) *testkit.Response {
-	e.h.T.Helper()
-	var rdr *bytes.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rdr = bytes.NewReader(b)
-	} else {
-		rdr = bytes.NewReader(nil)
-	}
-	req, _ := http.NewRequest(method, e.h.URL+path, rdr)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	return e.h.Send(req)
+	return e.Session(ob, "c-"+string(role), role)
 }
 
 func setup(t *testing.T, b store.Backend) env {
 	t.Helper()
-	ctx := context.Background()
-	h := testkit.NewHarness(t, b)
-	dir := identity.NewDirectory(b.Directory(), h.Clock, h.URL)
-	for _, org := range []string{"acme", "beta"} {
-		if err := dir.EnsureOrganization(ctx, org, org); err != nil {
-			t.Fatal(err)
-		}
-	}
-	registry := assets.NewService(b.Assets(), h.Clock)
-	for _, c := range []struct{ id, org, name string }{{"bess-1", "acme", "Zeta"}, {"bess-2", "acme", "Alpha"}, {"b-1", "beta", "Beta"}} {
-		a := assets.NewAsset(c.id, c.org, c.name, "Cottbus", assets.Standalone)
-		it := assets.FullControl
-		a.IntegrationType = &it
-		if err := registry.EnsureAsset(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	svc := onboarding.NewService(b.Onboardings(), registry, h.Clock)
-	values := fields.NewService(svc, b.OnboardingFields(), registry, h.Clock)
-	e := env{h: h, svc: svc}
-	platform := onboarding.Actor{Kind: onboarding.ActorUser, ID: "u-p", Name: "ops", OrganizationID: auth.PlatformOrganization}
-	var err error
-	for _, p := range []struct {
-		ob    *onboarding.Onboarding
-		asset string
-	}{{&e.ob, "bess-1"}, {&e.ob2, "bess-2"}, {&e.betaOb, "b-1"}} {
-		if *p.ob, err = svc.Create(ctx, platform, onboarding.CreateRequest{AssetID: p.asset}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	k := onboardingtest.New(t, b, onboardingtest.Config{Fields: true, Assets: []onboardingtest.Asset{{ID: "bess-1", Org: "acme", Name: "Zeta"},
+		{ID: "bess-2", Org: "acme", Name: "Alpha"}, {ID: "b-1", Org: "beta", Name: "Beta"}}})
+	e := env{Kit: k, ob: k.Start("bess-1", nil), ob2: k.Start("bess-2", nil), betaOb: k.Start("b-1", nil),
+		holder: k.User("u-holder", "acme", auth.OnboardingRead, auth.OnboardingWrite)}
 	c := contacts{"u-holder": {e.ob.ID: {onboarding.RoleEPC}, e.ob2.ID: {onboarding.RoleAssetOwner}}}
-	svc.SetContactRoles(c)
-	onboardinghttp.Register(h.Server, svc, registry, h.Clock, onboardinghttp.WithFields(values))
-	fieldshttp.Register(h.Server, svc, values)
-	taskshttp.Register(h.Server, svc, tasks.NewService(tasks.Deps{Onboarding: svc, Assets: registry, Fields: values, Contacts: c, Users: c,
+	k.Core.SetContactRoles(c)
+	fieldshttp.Register(k.Server, k.Core, k.Fields)
+	taskshttp.Register(k.Server, k.Core, tasks.NewService(tasks.Deps{Onboarding: k.Core, Assets: k.Assets, Fields: k.Fields, Contacts: c, Users: c,
 		Tests: latestTests{e.ob.ID: json.RawMessage(`{"status":"passed"}`)}}))
-	user := func(id, org string, scopes ...auth.Scope) string {
-		return h.Token(auth.Principal{Subject: id, OrganizationID: org, Email: id + "@example.com", Scopes: auth.NewScopeSet(scopes...)})
-	}
-	rw := []auth.Scope{auth.OnboardingRead, auth.OnboardingWrite}
-	e.platform = user("u-p", auth.PlatformOrganization, rw...)
-	e.acme, e.acmeRO = user("u-a", "acme", rw...), user("u-ro", "acme", auth.OnboardingRead)
-	e.beta, e.none = user("u-b", "beta", rw...), user("u-n", "acme", auth.AssetRead)
-	e.holder = user("u-holder", "acme", rw...)
 	return e
 }
 
@@ -145,32 +79,32 @@ func TestTaskList(t *testing.T) {
 	var l taskList
 	// A session sees its one task; the EPC's current gate is the
 	// installation, not ready while the RfI and DPL are open.
-	e.do("GET", "/v1/onboarding-tasks", e.session(e.ob, onboarding.RoleEPC), nil).Expect(t, 200, "").JSON(t, &l)
+	e.Do("GET", "/v1/onboarding-tasks", e.session(e.ob, onboarding.RoleEPC), nil).Expect(t, 200, "").JSON(t, &l)
 	if len(l.Tasks) != 1 || l.Tasks[0].OnboardingID != e.ob.ID || l.Tasks[0].Role != "epc" || l.Tasks[0].GateDefinitionID != "fc_installation" ||
 		l.Tasks[0].Ready || l.Tasks[0].GateStatus != "pending" || l.Tasks[0].AssetName != "Zeta" {
 		t.Fatalf("session tasks %+v", l)
 	}
 	// The TSO owns no gate: its current gate is the first it contributes to.
-	e.do("GET", "/v1/onboarding-tasks", e.session(e.ob, onboarding.RoleTSO), nil).Expect(t, 200, "").JSON(t, &l)
+	e.Do("GET", "/v1/onboarding-tasks", e.session(e.ob, onboarding.RoleTSO), nil).Expect(t, 200, "").JSON(t, &l)
 	if len(l.Tasks) != 1 || l.Tasks[0].GateDefinitionID != "fc_prequalification" {
 		t.Fatalf("tso tasks %+v", l)
 	}
 	// A user who is a contact on two workflows: ordered by the current
 	// gate's deadline (the asset owner's RfI is due before the EPC's
 	// installation).
-	e.do("GET", "/v1/onboarding-tasks", e.holder, nil).Expect(t, 200, "").JSON(t, &l)
+	e.Do("GET", "/v1/onboarding-tasks", e.holder, nil).Expect(t, 200, "").JSON(t, &l)
 	if len(l.Tasks) != 2 || l.Tasks[0].OnboardingID != e.ob2.ID || l.Tasks[0].Role != "asset_owner" || l.Tasks[0].GateDefinitionID != "fc_rfi" ||
 		!l.Tasks[0].Ready || l.Tasks[1].Role != "epc" {
 		t.Fatalf("holder tasks %+v", l)
 	}
 	// Users without contacts, integrations and other organisations: none.
-	for _, tok := range []string{e.acme, e.platform, e.beta, e.none, e.h.TokenFor("acme", auth.OnboardingRead)} {
-		e.do("GET", "/v1/onboarding-tasks", tok, nil).Expect(t, 200, "").JSON(t, &l)
+	for _, tok := range []string{e.Acme, e.Platform, e.Beta, e.None, e.TokenFor("acme", auth.OnboardingRead)} {
+		e.Do("GET", "/v1/onboarding-tasks", tok, nil).Expect(t, 200, "").JSON(t, &l)
 		if len(l.Tasks) != 0 {
 			t.Fatalf("tasks of a caller without contacts: %+v", l)
 		}
 	}
-	e.do("GET", "/v1/onboarding-tasks", "", nil).Expect(t, 401, "")
+	e.Do("GET", "/v1/onboarding-tasks", "", nil).Expect(t, 401, "")
 }
 
 type detail struct {
@@ -211,11 +145,11 @@ func TestTaskDetail(t *testing.T) {
 	path := "/v1/onboarding-tasks/" + e.ob.ID
 	// A manager's RfI value shows to the EPC, a contributor of the RfI
 	// gate; the gates the EPC does not work on have null structured_data.
-	e.do("PUT", "/v1/onboardings/"+e.ob.ID+"/gates/"+e.ob.Gates[0].ID+"/fields", e.acme,
+	e.Do("PUT", "/v1/onboardings/"+e.ob.ID+"/gates/"+e.ob.Gates[0].ID+"/fields", e.Acme,
 		map[string]any{"fields": map[string]any{"usable_power_capacity_mw": 10}}).Expect(t, 200, "")
 	var d detail
 	epc := e.session(e.ob, onboarding.RoleEPC)
-	e.do("GET", path, epc, nil).Expect(t, 200, "").JSON(t, &d)
+	e.Do("GET", path, epc, nil).Expect(t, 200, "").JSON(t, &d)
 	if d.OnboardingID != e.ob.ID || d.Role != "epc" || d.ViewerContactName == nil || *d.ViewerContactName != "Contact c-epc" || d.Language != "en" ||
 		len(d.Gates) != 6 || len(d.GateDefinitions) != 6 || len(d.GateDefinitions[0].Fields) == 0 || d.Documents == nil {
 		t.Fatalf("epc detail %+v", d)
@@ -238,29 +172,29 @@ func TestTaskDetail(t *testing.T) {
 		t.Fatalf("slots %+v", d.ProcessDocumentSlots)
 	}
 	// The session reaches its role on its onboarding only.
-	e.do("GET", path+"?role=asset_owner", epc, nil).Expect(t, 404, "task_not_found")
-	e.do("GET", path+"?role=epc", epc, nil).Expect(t, 200, "")
-	e.do("GET", "/v1/onboarding-tasks/"+e.ob2.ID, epc, nil).Expect(t, 404, "task_not_found")
-	e.do("GET", "/v1/onboarding-tasks/"+e.betaOb.ID, epc, nil).Expect(t, 404, "task_not_found")
-	e.do("GET", path+"?role=platform", epc, nil).Expect(t, 422, "validation_failed")
-	e.do("GET", path, epc, nil, "X-Onboarding-Preview-Role", "tso").Expect(t, 422, "validation_failed")
+	e.Do("GET", path+"?role=asset_owner", epc, nil).Expect(t, 404, "task_not_found")
+	e.Do("GET", path+"?role=epc", epc, nil).Expect(t, 200, "")
+	e.Do("GET", "/v1/onboarding-tasks/"+e.ob2.ID, epc, nil).Expect(t, 404, "task_not_found")
+	e.Do("GET", "/v1/onboarding-tasks/"+e.betaOb.ID, epc, nil).Expect(t, 404, "task_not_found")
+	e.Do("GET", path+"?role=platform", epc, nil).Expect(t, 422, "validation_failed")
+	e.Do("GET", path, epc, nil, "X-Onboarding-Preview-Role", "tso").Expect(t, 422, "validation_failed")
 	// A user holding the role through a contact; the role query picks it.
-	e.do("GET", path, e.holder, nil).Expect(t, 200, "").JSON(t, &d)
+	e.Do("GET", path, e.holder, nil).Expect(t, 200, "").JSON(t, &d)
 	if d.Role != "epc" || d.ViewerContactName != nil || d.Language != "de" {
 		t.Fatalf("holder detail %+v", d)
 	}
-	e.do("GET", path+"?role=tso", e.holder, nil).Expect(t, 404, "task_not_found")
+	e.Do("GET", path+"?role=tso", e.holder, nil).Expect(t, 404, "task_not_found")
 	// Preview: platform and the asset's organisation, read scope suffices.
-	e.do("GET", path, e.platform, nil, "X-Onboarding-Preview-Role", "asset_owner").Expect(t, 200, "").JSON(t, &d)
+	e.Do("GET", path, e.Platform, nil, "X-Onboarding-Preview-Role", "asset_owner").Expect(t, 200, "").JSON(t, &d)
 	if d.Role != "asset_owner" || len(d.TaskGateIDs) != 2 || d.Gates[1].StructuredData != nil || d.Gates[3].StructuredData != nil {
 		t.Fatalf("preview detail %+v", d)
 	}
-	e.do("GET", path, e.acmeRO, nil, "X-Onboarding-Preview-Role", "tso").Expect(t, 200, "")
-	e.do("GET", path, e.acmeRO, nil, "X-Onboarding-Preview-Role", "nobody").Expect(t, 422, "validation_failed")
-	e.do("GET", path, e.beta, nil, "X-Onboarding-Preview-Role", "epc").Expect(t, 404, "task_not_found")
-	e.do("GET", path, e.acme, nil).Expect(t, 404, "task_not_found") // no contact, no preview
-	e.do("GET", path, e.none, nil, "X-Onboarding-Preview-Role", "epc").Expect(t, 403, "")
-	e.do("GET", "/v1/onboarding-tasks/not-a-uuid", e.platform, nil, "X-Onboarding-Preview-Role", "epc").Expect(t, 404, "task_not_found")
+	e.Do("GET", path, e.AcmeRO, nil, "X-Onboarding-Preview-Role", "tso").Expect(t, 200, "")
+	e.Do("GET", path, e.AcmeRO, nil, "X-Onboarding-Preview-Role", "nobody").Expect(t, 422, "validation_failed")
+	e.Do("GET", path, e.Beta, nil, "X-Onboarding-Preview-Role", "epc").Expect(t, 404, "task_not_found")
+	e.Do("GET", path, e.Acme, nil).Expect(t, 404, "task_not_found") // no contact, no preview
+	e.Do("GET", path, e.None, nil, "X-Onboarding-Preview-Role", "epc").Expect(t, 403, "")
+	e.Do("GET", "/v1/onboarding-tasks/not-a-uuid", e.Platform, nil, "X-Onboarding-Preview-Role", "epc").Expect(t, 404, "task_not_found")
 }
 
 func TestTaskSubmit(t *testing.T) {
@@ -271,45 +205,45 @@ func TestTaskSubmit(t *testing.T) {
 	}
 	owner, epc := e.session(e.ob, onboarding.RoleAssetOwner), e.session(e.ob, onboarding.RoleEPC)
 	// Not the role's own gate: 404, also for a gate of another workflow.
-	e.do("POST", submit(rfi), epc, nil).Expect(t, 404, "gate_not_found")
-	e.do("POST", "/v1/onboarding-tasks/"+e.ob.ID+"/gates/"+e.ob2.Gates[0].ID+"/submit", owner, nil).Expect(t, 404, "gate_not_found")
+	e.Do("POST", submit(rfi), epc, nil).Expect(t, 404, "gate_not_found")
+	e.Do("POST", "/v1/onboarding-tasks/"+e.ob.ID+"/gates/"+e.ob2.Gates[0].ID+"/submit", owner, nil).Expect(t, 404, "gate_not_found")
 	// The RfI's required fields are unmet.
-	res := e.do("POST", submit(rfi), owner, map[string]any{"note": "done"}).Expect(t, 422, "gate_requirements_unmet").Map(t)
+	res := e.Do("POST", submit(rfi), owner, map[string]any{"note": "done"}).Expect(t, 422, "gate_requirements_unmet").Map(t)
 	if errs, _ := res["errors"].([]any); len(errs) != 19 {
 		t.Fatalf("unmet %v", res)
 	}
 	// Dependencies open: 409 gate_not_ready; for a user holding the role
 	// too (it reaches the gate's rules, not 403), while a preview of an
 	// organisation user stays within what it may do on the manager side.
-	e.do("POST", submit(install), epc, nil).Expect(t, 409, "gate_not_ready")
-	e.do("POST", submit(install), e.holder, nil).Expect(t, 409, "gate_not_ready")
-	e.do("POST", submit(install), e.acme, nil, "X-Onboarding-Preview-Role", "epc").Expect(t, 403, "not_gate_owner")
-	e.do("POST", submit(install), e.platform, nil, "X-Onboarding-Preview-Role", "epc").Expect(t, 409, "gate_not_ready")
-	e.do("POST", submit(install), e.acmeRO, nil, "X-Onboarding-Preview-Role", "epc").Expect(t, 403, "")
-	e.do("POST", submit(install), e.platform, nil, "X-Onboarding-Preview-Role", "bad").Expect(t, 422, "validation_failed")
+	e.Do("POST", submit(install), epc, nil).Expect(t, 409, "gate_not_ready")
+	e.Do("POST", submit(install), e.holder, nil).Expect(t, 409, "gate_not_ready")
+	e.Do("POST", submit(install), e.Acme, nil, "X-Onboarding-Preview-Role", "epc").Expect(t, 403, "not_gate_owner")
+	e.Do("POST", submit(install), e.Platform, nil, "X-Onboarding-Preview-Role", "epc").Expect(t, 409, "gate_not_ready")
+	e.Do("POST", submit(install), e.AcmeRO, nil, "X-Onboarding-Preview-Role", "epc").Expect(t, 403, "")
+	e.Do("POST", submit(install), e.Platform, nil, "X-Onboarding-Preview-Role", "bad").Expect(t, 422, "validation_failed")
 	// Fill the RfI as the owner, submit: 200 task detail.
-	e.do("PUT", "/v1/onboarding-tasks/"+e.ob.ID+"/gates/"+rfi.ID+"/fields", owner, map[string]any{"fields": completeRfI()}).Expect(t, 200, "")
+	e.Do("PUT", "/v1/onboarding-tasks/"+e.ob.ID+"/gates/"+rfi.ID+"/fields", owner, map[string]any{"fields": completeRfI()}).Expect(t, 200, "")
 	// The EMS fields are the EMS provider's (a contributor of the RfI gate).
-	e.do("PUT", "/v1/onboarding-tasks/"+e.ob.ID+"/gates/"+rfi.ID+"/fields", owner,
+	e.Do("PUT", "/v1/onboarding-tasks/"+e.ob.ID+"/gates/"+rfi.ID+"/fields", owner,
 		map[string]any{"fields": map[string]any{"ems_vendor": "EMS Co"}}).Expect(t, 422, "field_not_editable")
-	e.do("PUT", "/v1/onboarding-tasks/"+e.ob.ID+"/gates/"+rfi.ID+"/fields", e.session(e.ob, onboarding.RoleEMSProvider),
+	e.Do("PUT", "/v1/onboarding-tasks/"+e.ob.ID+"/gates/"+rfi.ID+"/fields", e.session(e.ob, onboarding.RoleEMSProvider),
 		map[string]any{"fields": map[string]any{"ems_vendor": "EMS Co", "ems_protocols": []string{"iec104"}, "remote_access_available": true}}).
 		Expect(t, 200, "")
 	var d detail
-	e.do("POST", submit(rfi), owner, map[string]any{"note": "done"}).Expect(t, 200, "").JSON(t, &d)
+	e.Do("POST", submit(rfi), owner, map[string]any{"note": "done"}).Expect(t, 200, "").JSON(t, &d)
 	if d.Role != "asset_owner" || d.Gates[0].Status != "submitted" {
 		t.Fatalf("after submit %+v", d)
 	}
-	e.do("POST", submit(rfi), owner, nil).Expect(t, 409, "gate_transition_not_allowed")
-	entries, _, err := e.svc.AuditTrail(context.Background(), onboarding.Actor{Kind: onboarding.ActorUser, OrganizationID: auth.PlatformOrganization},
+	e.Do("POST", submit(rfi), owner, nil).Expect(t, 409, "gate_transition_not_allowed")
+	entries, _, err := e.Core.AuditTrail(context.Background(), onboarding.Actor{Kind: onboarding.ActorUser, OrganizationID: auth.PlatformOrganization},
 		e.ob.ID, onboarding.AuditFilter{ActionPrefix: "gate.submitted", Limit: 5})
 	if err != nil || len(entries) != 1 || entries[0].Actor.Kind != "contact" || entries[0].Actor.Role != onboarding.RoleAssetOwner {
 		t.Fatalf("audit %+v, %v", entries, err)
 	}
 	// A closed workflow is read-only.
-	e.do("POST", "/v1/onboardings/"+e.ob2.ID+"/cancel", e.platform, map[string]any{"reason": "sold"}).Expect(t, 200, "")
-	e.do("POST", "/v1/onboarding-tasks/"+e.ob2.ID+"/gates/"+e.ob2.Gates[0].ID+"/submit", e.holder, nil).Expect(t, 409, "onboarding_closed")
-	e.do("GET", "/v1/onboarding-tasks/"+e.ob2.ID, e.holder, nil).Expect(t, 200, "")
+	e.Do("POST", "/v1/onboardings/"+e.ob2.ID+"/cancel", e.Platform, map[string]any{"reason": "sold"}).Expect(t, 200, "")
+	e.Do("POST", "/v1/onboarding-tasks/"+e.ob2.ID+"/gates/"+e.ob2.Gates[0].ID+"/submit", e.holder, nil).Expect(t, 409, "onboarding_closed")
+	e.Do("GET", "/v1/onboarding-tasks/"+e.ob2.ID, e.holder, nil).Expect(t, 200, "")
 }
 
 // completeRfI is a valid value of every required fc_rfi field.
