@@ -2,7 +2,6 @@ package faulthttp_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,7 @@ import (
 	"atcp/internal/alarms/faulthttp"
 	"atcp/internal/alarms/incident"
 	"atcp/internal/alarms/narrator"
+	"atcp/internal/alarms/narrator/narratortest"
 	"atcp/internal/assets"
 	"atcp/internal/assets/assetshttp"
 	"atcp/internal/auth"
@@ -135,23 +135,11 @@ func setup(t *testing.T, b store.Backend, narratorURL string) env {
 	return e
 }
 
-func fakeChat(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		content, _ := json.Marshal(map[string]string{"subject": "Störung Battery bess-1",
-			"body": "Sehr geehrte Damen und Herren,\n\ndie Anlage Battery bess-1 (bess-1) meldet seit 312 Sekunden keinen Status.\n\nMit freundlichen Grüßen"})
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"id": "c1", "object": "chat.completion", "created": 1, "model": "m",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-				"message": map[string]any{"role": "assistant", "content": string(content)}}}})
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 func TestEvidenceDraftIncident(t *testing.T) {
-	chat := fakeChat(t)
+	chat := narratortest.Serve(t, "Störung Battery bess-1",
+		"Sehr geehrte Damen und Herren,\n\ndie Anlage Battery bess-1 (bess-1) meldet seit 312 Sekunden keinen Status.\n\nMit freundlichen Grüßen")
 	testkit.ForEachBackend(t, func(t *testing.T, b store.Backend) {
-		e := setup(t, b, chat.URL+"/v1")
+		e := setup(t, b, chat)
 		h := e.h
 		var ev map[string]any
 		h.Do("GET", "/v1/alarms/"+e.key+"/fault-evidence", e.human, nil).Expect(t, 200, "").JSON(t, &ev)
