@@ -27,9 +27,12 @@ import (
 	"time"
 
 	"atcp/internal/alarms"
+	"atcp/internal/alarms/narrator/narratortest"
 	"atcp/internal/app"
 	"atcp/internal/auth"
 	"atcp/internal/config"
+	"atcp/internal/onboarding/contacts"
+	"atcp/internal/onboarding/magic"
 	"atcp/internal/testkit"
 )
 
@@ -45,12 +48,12 @@ import (
 //     fixtures, so that the seeds keep reaching past validation.
 //
 // Operations come from /openapi.json, so a new endpoint is fuzzed without
-// changing this test; with a valid example in fuzzExamples and fixtures
-// for new path parameters (the test logs what is missing), its seeds reach
-// past validation. The input's op is an index into the
-// operations sorted by path and method; adding an endpoint shifts the
-// indices of the entries under testdata/fuzz, which then still run, on
-// other operations.
+// changing this test; it needs a valid example in fuzzExamples and
+// fixtures for new path parameters (the test fails naming what is
+// missing), so that its seeds reach past validation. The input's op is an
+// index into the operations sorted by path and method; adding an endpoint
+// shifts the indices of the entries under testdata/fuzz, which then still
+// run, on other operations.
 //
 // The server is built once per process. After any input that changed the
 // store (a 2xx, or a failure), the fixtures' snapshot is restored, so that
@@ -61,9 +64,12 @@ import (
 //
 //	go test -run '^$' -fuzz '^FuzzWriteOperations$' -fuzztime 60s ./internal/app/
 func FuzzWriteOperations(f *testing.F) {
-	servers := []*fuzzServer{startFuzzServer(f, "sqlite", "sqlite://"+filepath.Join(f.TempDir(), "atcp.db"))}
+	// The fault-message drafts' narrator drafts every message alike.
+	narrator := narratortest.Serve(f, "Störung Fuzz fuzz-a",
+		"Sehr geehrte Damen und Herren,\n\ndie Anlage fuzz-a meldet keinen Status.\n\nMit freundlichen Grüßen")
+	servers := []*fuzzServer{startFuzzServer(f, "sqlite", "sqlite://"+filepath.Join(f.TempDir(), "atcp.db"), narrator)}
 	if testkit.PostgresURL() != "" {
-		servers = append(servers, startFuzzServer(f, "postgres", testkit.PostgresSchemaURL(f)))
+		servers = append(servers, startFuzzServer(f, "postgres", testkit.PostgresSchemaURL(f), narrator))
 	}
 	ops := servers[0].ops
 	valid := map[string]bool{}
@@ -114,8 +120,9 @@ const (
 	// are valid for the member, whose organisation is the default.
 	fuzzPool = "fuzz-pool"
 	// Onboarding: O1's workflow has its RfI gate waived, its DPL gate
-	// submitted and its installation gate blocked; O3's is new; O2 has
-	// none (it is created).
+	// submitted and its installation gate blocked; O3's is new, with its
+	// contacts, their access links and magic-link sessions; O2 has none
+	// (it is created).
 	fuzzAssetO1, fuzzAssetO2, fuzzAssetO3 = "fuzz-o1", "fuzz-o2", "fuzz-o3"
 )
 
@@ -127,13 +134,16 @@ var fuzzNow = time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
 var fuzzAssets = [4]string{fuzzAssetA, fuzzAssetB, fuzzAssetC, fuzzAssetV + ".a"}
 
 // An input's variant: bits 0-1 the fixture (the asset; the integration
-// with two secrets or the one with one), bit 2 the caller (the platform
-// administrator or a person of the fixtures' organisation with every
-// scope), bits 3-4 the content type.
+// with two secrets or the one with one; the onboarding contact of the
+// EPC or the asset owner, its access link and magic-link session), bit 2
+// the caller (the platform administrator or a person of the fixtures'
+// organisation with every scope), bits 3-4 the content type, bit 5 the
+// fixture's magic-link session as the caller instead.
 const (
-	variantFixture = 0b00011
-	variantMember  = 0b00100
+	variantFixture = 0b000011
+	variantMember  = 0b000100
 	variantCTShift = 3
+	variantSession = 0b100000
 )
 
 // The content types the variant picks from: what the operation documents,
@@ -177,18 +187,30 @@ type fuzzServer struct {
 	// to the [onboarding_id, gate_id] it is valid on; "" is the default.
 	onboardingGates       map[string][2]string
 	dplRow                string // a DPL row of O3's workflow
-	document              string // a pending document of the default workflow
+	document              string // a document of the default workflow, uploaded by the EPC's session
 	prequalification      string // fuzz-o3's fcr prequalification, submitted
 	integrations, secrets [2]string
-	admin, member         string
-	tokensAt              time.Time
+	// The default workflow's contacts: the EPC's and the asset owner's.
+	people        [2]fuzzContact
+	passwordToken string // of the set-password link of fuzzTarget
+	admin, member string
+	tokensAt      time.Time
+}
+
+// fuzzContact is an onboarding contact with the access link of its role
+// and a magic-link session of that link.
+type fuzzContact struct {
+	id, link, linkToken string
+	session             auth.TaskGrant
+	access, refresh     string
 }
 
 // startFuzzServer builds the server on dbURL, creates the fixtures through
 // the API and takes the snapshot every input starts from.
-func startFuzzServer(f *testing.F, name, dbURL string) *fuzzServer {
+func startFuzzServer(f *testing.F, name, dbURL, narratorURL string) *fuzzServer {
 	s := &fuzzServer{name: name}
 	s.cfg = testConfig(f, dbURL, f.TempDir())
+	s.cfg.NarratorURL = narratorURL
 	// The simulator is on for its fault injection; without Run its
 	// control loop never runs.
 	s.cfg.Demo, s.cfg.Simulate = false, true
@@ -212,7 +234,7 @@ func startFuzzServer(f *testing.F, name, dbURL string) *fuzzServer {
 	s.fixtures(f)
 	for _, op := range s.ops {
 		if _, missing := s.target(fuzzInput{op: op}); len(missing) > 0 {
-			f.Logf("%s %s: no fixture for %s in fuzzServer.pathValue or queryValue: fuzzed with made-up values",
+			f.Errorf("%s %s: no fixture for %s in fuzzServer.pathValue or queryValue: its seeds do not reach past validation",
 				op.method, op.path, strings.Join(missing, ", "))
 		}
 	}
@@ -409,7 +431,14 @@ func (s *fuzzServer) pathValue(path, name string, n uint8) (string, bool) {
 	case "request_id":
 		return s.request, true
 	case "contact_id":
+		if strings.HasPrefix(path, "/v1/onboardings/") {
+			return s.people[n%2].id, true
+		}
 		return strconv.FormatInt(s.contact, 10), true
+	case "link_id":
+		return s.people[n%2].link, true
+	case "token":
+		return s.people[n%2].linkToken, true
 	case "fault_id":
 		return s.fault, true
 	case "pool_id":
@@ -492,6 +521,17 @@ func (s *fuzzServer) target(in fuzzInput) (target string, missing []string) {
 	return path, missing
 }
 
+// bind puts the fixtures named by placeholders in body: the onboarding
+// contact's {fixture.contact_id} and its session's {fixture.session_id}
+// and {fixture.refresh_token} of fixture n (as in the path), and
+// {fixture.set_password_token}. The fixtures differ between the stores,
+// the seeds do not.
+func (s *fuzzServer) bind(body []byte, n uint8) []byte {
+	p := s.people[n%2]
+	return []byte(strings.NewReplacer("{fixture.contact_id}", p.id, "{fixture.session_id}", p.session.SessionID,
+		"{fixture.refresh_token}", p.refresh, "{fixture.set_password_token}", s.passwordToken).Replace(string(body)))
+}
+
 // wireQuery escapes the bytes no request line can carry, so that the
 // handler sees what a client could send.
 func wireQuery(q string) string {
@@ -535,13 +575,16 @@ func (s *fuzzServer) check(in fuzzInput) (failure string) {
 	switch {
 	case in.op.public:
 		token = ""
+	case in.variant&variantSession != 0:
+		token = s.people[(in.variant&variantFixture)%2].access
 	case in.variant&variantMember != 0:
 		token = s.member
 	}
 	target, _ := s.target(in)
+	body := s.bind(in.body, in.variant&variantFixture)
 	what := fmt.Sprintf("%s: %s %s (%s, variant %#x, content type %q, body %s)", s.name, in.op.method, target, in.op.id,
-		in.variant, in.contentType(), clip(in.body))
-	rec, panicked := s.serve(in.op.method, target, token, in.contentType(), in.body)
+		in.variant, in.contentType(), clip(body))
+	rec, panicked := s.serve(in.op.method, target, token, in.contentType(), body)
 	changed, err := s.changed()
 	if err != nil {
 		return what + ": " + err.Error()
@@ -580,9 +623,10 @@ func (s *fuzzServer) check(in fuzzInput) (failure string) {
 // does not follow the platform's): a long fuzzing run renews them.
 const fuzzTokenRenewal = 30 * time.Minute
 
-// renewTokens gets new tokens for both callers and, as signing in writes,
+// renewTokens gets new tokens for the callers and, as signing in writes,
 // snapshots the store again; the store is at the fixtures, as between
-// any two inputs.
+// any two inputs. The sessions' access tokens are minted as a refresh
+// would, not refreshed: the inputs use up the refresh's rate limit.
 func (s *fuzzServer) renewTokens() error {
 	admin, err := s.clientToken()
 	if err != nil {
@@ -591,6 +635,12 @@ func (s *fuzzServer) renewTokens() error {
 	member, err := s.personToken()
 	if err != nil {
 		return err
+	}
+	for i := range s.people {
+		p := &s.people[i]
+		if p.access, _, err = s.app.Tokens.IssueAccess(auth.Principal{OrganizationID: fuzzOrg, Task: &p.session}); err != nil {
+			return err
+		}
 	}
 	snap, err := s.fp.Snapshot(context.Background())
 	if err != nil {
@@ -794,14 +844,7 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 		workflows["reopen"], workflows["pass"], workflows["request-changes"], workflows["unblock"] = gate(0), gate(1), gate(1), gate(2)
 	}
 	s.onboardingGates = workflows
-	var upload struct {
-		Document struct {
-			ID string `json:"id"`
-		} `json:"document"`
-	}
-	s.must(tb, "POST", "/v1/onboardings/"+workflows[""][0]+"/documents/presigned-upload", admin, `{"document_type":"installation_photo_mdevice",
-		"filename":"fixture.jpg","content_type":"image/jpeg","size_bytes":1000,"gate_definition_id":"fc_installation"}`, &upload)
-	s.document = upload.Document.ID
+	s.onboardingPeople(tb, workflows[""][0])
 	s.must(tb, "POST", "/v1/pools?organization_id="+fuzzOrg, admin, `{"pool_id":"`+fuzzPool+`","list_asset_ids":["`+fuzzAssetA+`","`+fuzzAssetB+`"]}`, nil)
 
 	// Integration 0 has two secrets (the most it may have), so that one
@@ -826,7 +869,15 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 		}
 		s.secrets[i] = secret.SecretID
 	}
-	s.must(tb, "POST", "/v1/users", admin, `{"email":"`+fuzzTarget+`","organization_id":"fuzz","scopes":["asset.read"]}`, nil)
+	var invited struct {
+		SetPasswordURL string `json:"set_password_url"`
+	}
+	s.must(tb, "POST", "/v1/users", admin, `{"email":"`+fuzzTarget+`","organization_id":"fuzz","scopes":["asset.read"]}`, &invited)
+	link, err := url.Parse(invited.SetPasswordURL)
+	if err != nil || link.Query().Get("token") == "" {
+		tb.Fatalf("set-password link %q: %v", invited.SetPasswordURL, err)
+	}
+	s.passwordToken = link.Query().Get("token")
 
 	// A's TELEMETRY-001 is open (only the engine opens alarms: through
 	// the store) and muted.
@@ -838,6 +889,57 @@ func (s *fuzzServer) fixtures(tb testing.TB) {
 		tb.Fatal(err)
 	}
 	s.must(tb, "PUT", "/v1/alarms/"+key.String()+"/mute", admin, `{"reason":"fixture","duration_seconds":86400}`, nil)
+}
+
+// onboardingPeople gives workflow id its contacts, the EPC's and the
+// asset owner's, each with an access link of its role (whose raw token
+// only its e-mail holds) and a magic-link session, and a document the
+// EPC's session uploaded: the task side's delete is the uploader's, and
+// finalizing it again changes nothing.
+func (s *fuzzServer) onboardingPeople(tb testing.TB, id string) {
+	ctx := context.Background()
+	base := "/v1/onboardings/" + id
+	for i, c := range [2]struct{ name, email, role string }{
+		{"Erik Weber", "epc@fuzz.example", "epc"}, {"Anna Berg", "owner@fuzz.example", "asset_owner"},
+	} {
+		var contact struct {
+			ContactID string `json:"contact_id"`
+		}
+		s.must(tb, "POST", base+"/contacts", s.admin, fmt.Sprintf(`{"name":%q,"email":%q,"roles":[%q]}`, c.name, c.email, c.role), &contact)
+		var link struct {
+			LinkID    string `json:"link_id"`
+			SendCount int    `json:"send_count"`
+		}
+		s.must(tb, "POST", base+"/access-links", s.admin, fmt.Sprintf(`{"contact_id":%q,"role":%q}`, contact.ContactID, c.role), &link)
+		mail, err := s.app.Store.Events().Delivery(ctx, fuzzOrg, contacts.MailEventID(magic.Link{ID: link.LinkID, SendCount: link.SendCount}))
+		if err != nil {
+			tb.Fatalf("%s: the access link's e-mail: %v", s.name, err)
+		}
+		token := accessLinkToken.FindString(mail.Body)
+		var ex struct {
+			AccessToken  string `json:"access_token"`
+			RefreshToken string `json:"refresh_token"`
+			SessionID    string `json:"session_id"`
+		}
+		s.must(tb, "POST", "/v1/onboarding-magic/"+token+"/exchange", "", "", &ex)
+		s.people[i] = fuzzContact{id: contact.ContactID, link: link.LinkID, linkToken: token, access: ex.AccessToken, refresh: ex.RefreshToken,
+			session: auth.TaskGrant{OnboardingID: id, ContactID: contact.ContactID, Role: c.role, SessionID: ex.SessionID}}
+	}
+	photo := []byte(fuzzJPEG())
+	var upload struct {
+		Document struct {
+			ID string `json:"id"`
+		} `json:"document"`
+		UploadURL string `json:"upload_url"`
+	}
+	task := "/v1/onboarding-tasks/" + id + "/documents/"
+	s.must(tb, "POST", task+"presigned-upload", s.people[0].access, fmt.Sprintf(`{"document_type":"installation_photo_mdevice",
+		"filename":"fixture.jpg","content_type":"image/jpeg","size_bytes":%d}`, len(photo)), &upload)
+	if rec := s.do(http.MethodPut, strings.TrimPrefix(upload.UploadURL, s.cfg.BaseURL), "", "image/jpeg", photo); rec.Code != http.StatusOK {
+		tb.Fatalf("%s: upload %s: %d %s", s.name, upload.UploadURL, rec.Code, rec.Body)
+	}
+	s.must(tb, "POST", task+upload.Document.ID+"/finalize", s.people[0].access, "", nil)
+	s.document = upload.Document.ID
 }
 
 // A seed of the corpus.
@@ -865,6 +967,7 @@ var fuzzExamples = map[string]struct {
 }{
 	"oauthAuthorizeSignIn": {0, ""}, // the member's sign-in form, see fuzzSeeds
 	"oauthToken":           {0, "grant_type=client_credentials&client_id=" + fuzzAdminID + "&client_secret=" + fuzzAdminSecret},
+	"setPassword":          {0, "token={fixture.set_password_token}&password=fuzz-new-password-1&password_confirm=fuzz-new-password-1"},
 
 	"put-onboarding-branding": {0, `{"display_name":"Fuzz Onboarding","primary_color":"#0a7cff","support_email":"onboarding@fuzz.example",
 		"magic_link_default_language":"en","magic_link_email_templates":{"de":{"subject":"Zugang für {contact_name}"}}}`},
@@ -933,6 +1036,7 @@ var fuzzExamples = map[string]struct {
 	"mute-alarm":            {0, `{"reason":"noisy","duration_seconds":7200}`},
 	"unmute-alarm":          {variantMember, `{"notes":"done"}`},
 	"declare-asset-fault":   {0, `{"notification":null,"notes":"inverter trip"}`},
+	"draft-fault-message":   {0, `{"language":"de","assessment":"Vermutlich Ausfall des Routers am Standort."}`},
 
 	"create-immediate-dispatch":  {0, `{"start_time":"2026-02-01T06:00:00Z","end_time":"2026-02-01T06:30:00Z","set_power_mw":-3}`},
 	"disable-immediate-dispatch": {0, ""},
@@ -953,9 +1057,7 @@ var fuzzExamples = map[string]struct {
 	"reopen-onboarding-gate":          {0, `{"note":"again"}`},
 	"presign-onboarding-document": {0, `{"document_type":"installation_photo_antenna","filename":"Antenne 1.jpg","content_type":"image/jpeg",
 		"size_bytes":2000,"gate_definition_id":"fc_installation"}`},
-	// The task endpoints answer the fixtures' callers (no contact role, no
-	// preview header) 404, and finalizing needs an uploaded object: their
-	// seeds are fuzzed from nothing.
+	"finalize-onboarding-document":              {0, ""},
 	"delete-onboarding-document":                {0, ""},
 	"create-onboarding-comment":                 {0, `{"body":"Please check the antenna photo.","visibility":"internal"}`},
 	"set-onboarding-reminder-policy":            {0, `{"days_before":[7,1],"overdue_every_days":2,"max_overdue_reminders":3,"enabled":true}`},
@@ -963,6 +1065,35 @@ var fuzzExamples = map[string]struct {
 	"record-onboarding-prequalification-result": {0, `{"status":"partially_granted","prequalified_mw":3,"decision_note":"ok"}`},
 	"withdraw-onboarding-prequalification":      {0, `{"reason":"recorded wrongly"}`},
 	"save-onboarding-gate-fields":               {0, `{"fields":{"notes":"fuzz","usable_power_capacity_mw":11,"commissioning_date":null}}`},
+	"remind-onboarding-gate":                    {0, `{"message":"Bitte das RfI bis Freitag ausfüllen."}`},
+
+	// Contacts, access links and the magic-link endpoints; bodies name
+	// fixtures by placeholders (fuzzServer.bind).
+	"create-onboarding-contact": {0, `{"name":"Jana Neu","email":"neu@fuzz.example","company":"Netz GmbH","roles":["tso"],"language":"en"}`},
+	"update-onboarding-contact": {0, `{"name":"Erik Weber","company":"Solarbau GmbH","roles":["epc","ems_provider"]}`},
+	"delete-onboarding-contact": {0, ""},
+	"issue-onboarding-access-link": {0, `{"contact_id":"{fixture.contact_id}","role":"epc","language":"de","expires_in_days":14,
+		"message":"Willkommen"}`},
+	"revoke-onboarding-access-link":    {0, `{"reason":"wrong person"}`},
+	"resend-onboarding-access-link":    {0, `{"language":"en"}`},
+	"exchange-onboarding-magic-link":   {0, ""},
+	"refresh-onboarding-magic-session": {0, `{"session_id":"{fixture.session_id}","refresh_token":"{fixture.refresh_token}"}`},
+	"logout-onboarding-magic-session":  {variantSession, ""},
+
+	// The task side, as the EPC's session (the asset owner's submits its RfI gate).
+	"create-onboarding-task-comment":   {variantSession, `{"body":"Die Fotos sind hochgeladen."}`},
+	"save-onboarding-task-gate-fields": {variantSession, `{"fields":{"usable_power_capacity_mw":11}}`},
+	"submit-onboarding-task-gate":      {variantSession | 1, `{"note":"Alles ausgefüllt."}`},
+	"presign-onboarding-task-document": {variantSession, `{"document_type":"installation_photo_antenna","filename":"Antenne 2.jpg",
+		"content_type":"image/jpeg","size_bytes":2000}`},
+	"finalize-onboarding-task-document": {variantSession, ""},
+	"delete-onboarding-task-document":   {variantSession, ""},
+	"task-create-onboarding-dpl-row":    {variantSession, fuzzDPLRow("grid_power_mw", "kW", "read", 7)},
+	"task-update-onboarding-dpl-row":    {variantSession, fuzzDPLRow("soc", "percent", "read", 8)},
+	"task-import-onboarding-dpl-rows": {variantSession, "point_name,protocol,address,data_type,unit,direction\n" +
+		"soc,iec104,ca:1/ioa:9,float32,percent,read\n"},
+	"task-delete-onboarding-dpl-row":         {variantSession, ""},
+	"task-run-onboarding-communication-test": {variantSession, ""},
 
 	"create-onboarding-dpl-row":         {0, fuzzDPLRow("grid_power_mw", "kW", "read", 7)},
 	"update-onboarding-dpl-row":         {0, fuzzDPLRow("soc", "percent", "read", 8)},
@@ -1003,7 +1134,7 @@ func fuzzSeeds(tb testing.TB, ops []fuzzOp) []fuzzSeed {
 		}
 		seeds = append(seeds, fuzzSeed{op: uint16(i), variant: ex.variant, body: body, valid: ok})
 		if !ok {
-			tb.Logf("%s %s (%s): no valid example in fuzzExamples: its seeds do not reach past validation", op.method, op.path, op.id)
+			tb.Errorf("%s %s (%s): no valid example in fuzzExamples: its seeds do not reach past validation", op.method, op.path, op.id)
 		}
 		add := func(variant uint8, query string, b []byte) {
 			if query != "" || variant != ex.variant || !bytes.Equal(b, body) {
