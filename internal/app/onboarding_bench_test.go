@@ -6,7 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +38,12 @@ func BenchmarkLoadOnboardingTaskPostgres(b *testing.B) {
 var linkToken = regexp.MustCompile(`aml_[A-Za-z0-9_-]{43}`)
 
 func benchmarkTaskDetail(b *testing.B, databaseURL string) {
+	// The server collects as `atcp serve` sets it (app.TuneGC); at the test
+	// binary's default the 19 kB answers' garbage widens the tail (docs/performance.md).
+	prev := debug.SetGCPercent(-1)
+	debug.SetGCPercent(prev)
+	app.TuneGC(os.LookupEnv)
+	b.Cleanup(func() { debug.SetGCPercent(prev) })
 	ctx := context.Background()
 	cfg := testConfig(b, databaseURL, b.TempDir())
 	cfg.BootstrapClientID, cfg.BootstrapClientSecret = bootstrapClient, bootstrapSecret
