@@ -12,6 +12,8 @@ import (
 	mochi "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/hooks/auth"
 	"github.com/mochi-mqtt/server/v2/listeners"
+
+	"atcp/internal/testkit"
 )
 
 func TestEdgeCommandFlags(t *testing.T) {
@@ -27,12 +29,12 @@ func TestEdgeCommandFlags(t *testing.T) {
 		{"--broker", "mqtt://x", "--asset", "b1", "extra"},
 		{"--nope"},
 	} {
-		var stderr lockedBuffer
+		var stderr testkit.LogBuffer
 		if code := edge(context.Background(), args, env, &stderr); code != 2 {
 			t.Errorf("%v: exit %d %s", args, code, stderr.String())
 		}
 	}
-	var stderr lockedBuffer
+	var stderr testkit.LogBuffer
 	if code := edge(context.Background(), []string{"--help"}, env, &stderr); code != 0 || !strings.Contains(stderr.String(), "ATCP_MQTT_PASSWORD") {
 		t.Fatalf("--help: %d %s", code, stderr.String())
 	}
@@ -86,7 +88,7 @@ func TestEdgeCommand(t *testing.T) {
 	}
 	edgeCtx, stop := context.WithCancel(ctx)
 	exit := make(chan int, 1)
-	var stderr lockedBuffer
+	var stderr testkit.LogBuffer
 	go func() { exit <- edge(edgeCtx, []string{"--asset", "b1,b2", "--power-mw", "5"}, env, &stderr) }()
 	// expect waits until every wanted status was published (again).
 	expect := func(want ...string) {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,27 +15,11 @@ import (
 	"atcp/internal/clock"
 	"atcp/internal/objstore/embedded"
 	"atcp/internal/store"
+	"atcp/internal/testkit"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestLogWriterFlushesOnIntervalAndClose(t *testing.T) {
-	var out lockedBuffer
+	var out testkit.LogBuffer
 	w := newLogWriter(&out, 20*time.Millisecond)
 	_, _ = w.Write([]byte("first\n"))
 	deadline := time.Now().Add(2 * time.Second)

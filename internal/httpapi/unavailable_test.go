@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -33,28 +32,10 @@ func init() {
 
 const driverDetail = "atcp_owner"
 
-// logBuffer collects log lines written concurrently by the server.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // captureLogs sends the server's logs and the default logger to a buffer
 // for the test.
-func captureLogs(t *testing.T) (*logBuffer, testkit.HarnessOption) {
-	logs := &logBuffer{}
+func captureLogs(t *testing.T) (*testkit.LogBuffer, testkit.HarnessOption) {
+	logs := &testkit.LogBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
 	prev := slog.Default()
 	slog.SetDefault(logger)
@@ -62,7 +43,7 @@ func captureLogs(t *testing.T) (*logBuffer, testkit.HarnessOption) {
 	return logs, func(o *httpapi.Options) { o.Logger = logger }
 }
 
-func expectStoreUnavailable(t *testing.T, r *testkit.Response, logs *logBuffer) {
+func expectStoreUnavailable(t *testing.T, r *testkit.Response, logs *testkit.LogBuffer) {
 	t.Helper()
 	r.Expect(t, http.StatusServiceUnavailable, errs.CodeStoreUnavailable)
 	if got := r.Header.Get("Retry-After"); got != "5" {

@@ -17,25 +17,8 @@ import (
 
 	"atcp/internal/clock"
 	"atcp/internal/objstore/embedded"
+	"atcp/internal/testkit"
 )
-
-// logBuffer collects log lines written from any goroutine.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // keyLines returns the lines of the key file.
 func keyLines(t *testing.T, dir string) []string {
@@ -76,7 +59,7 @@ func fetch(t *testing.T, method, url, contentType string, body io.Reader) (int, 
 // URLs signed with the previous key keep working, and those of a key
 // dropped by two rotations are refused.
 func TestKeyRotation(t *testing.T) {
-	var log logBuffer
+	var log testkit.LogBuffer
 	f := newFixture(t, embedded.WithKeyLog(slog.New(slog.NewTextHandler(&log, nil))))
 	ctx := context.Background()
 	key := "org/acme/onboarding/o1/doc/d1"
@@ -207,7 +190,7 @@ func TestMalformedKeyFile(t *testing.T) {
 // leaves the keys in force (the URLs keep working), is logged once and
 // without key material, and a repaired file is picked up.
 func TestDamagedKeyFileAtRuntime(t *testing.T) {
-	var log logBuffer
+	var log testkit.LogBuffer
 	f := newFixture(t, embedded.WithKeyLog(slog.New(slog.NewTextHandler(&log, nil))))
 	ctx := context.Background()
 	key := "org/acme/branding/banner/abc"
