@@ -155,6 +155,8 @@ func benchAsset(id string, pv bool) assets.Asset {
 	x.ChargeEfficiency, x.DischargeEfficiency = new(0.95), new(0.95)
 	x.MaxPosRampRateMWPerSec, x.MinNegRampRateMWPerSec = new(1.0), new(1.0)
 	x.ControlEnabled, x.PVActive = true, pv
+	// Live: the benchmarks bid and steer, which an asset still onboarding may not.
+	x.OperationalStatus = assets.Live
 	return x
 }
 
