@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -755,6 +756,22 @@ func activeLimits(list []restrictions.Interval, t time.Time) map[string]*limits 
 
 // second processes second t: inputs, schedule, commands, physics,
 // measurements. events are the schedule events set at t.
+// yieldEvery is how many assets the loop steps between yields of its
+// processor. A request woken while the loop runs may wait in this
+// processor's run queue until the loop blocks or is preempted (10 ms): the
+// other processor serves its own and the global queue (where the
+// collector's background sweeper yields to) before it steals. Yielding
+// every few dozen assets bounds that wait to a fraction of a millisecond
+// (docs/performance.md, issue 10).
+const yieldEvery = 64
+
+// yield gives the processor to waiting goroutines after every yieldEvery-th asset.
+func yield(i int) {
+	if i%yieldEvery == yieldEvery-1 {
+		runtime.Gosched()
+	}
+}
+
 func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event) ([]dispatch.Outcome, error) {
 	began := time.Now() // real time, for the tick-duration metric only
 	if t.Sub(l.assetsAt) >= assetRefresh {
@@ -808,7 +825,8 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 		due[e.AssetID] = e
 	}
 
-	for _, id := range l.ids {
+	for i, id := range l.ids {
+		yield(i)
 		u := l.units[id]
 		in := Inputs{
 			RatedMW:           u.ratedMW,
@@ -874,7 +892,8 @@ func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event)
 
 	l.advance(ctx, t)
 	snapshots := make([]telemetry.Snapshot, 0, len(l.ids))
-	for _, id := range l.ids {
+	for i, id := range l.ids {
+		yield(i)
 		u := l.units[id]
 		m, err := u.ad.Read(ctx, id)
 		if err != nil {

@@ -3,7 +3,10 @@ package control
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -791,4 +794,50 @@ func TestRecordFailureKeepsTheSecond(t *testing.T) {
 			t.Fatalf("%d points, last at %v; want the seconds 0 and 3", len(points), last.Timestamp)
 		}
 	})
+}
+
+// probeAdapter wakes a goroutine at the first Send of a second and, at the
+// yieldEvery-th, notes whether it has run meanwhile.
+type probeAdapter struct {
+	Adapter
+	sends  int
+	woken  atomic.Bool
+	ranBy  bool // the woken goroutine ran before the yieldEvery-th Send
+	probed bool
+}
+
+func (p *probeAdapter) Send(ctx context.Context, id string, cmd telemetry.Command, at time.Time) error {
+	p.sends++
+	switch p.sends {
+	case 1:
+		go p.woken.Store(true)
+	case yieldEvery + 1:
+		p.ranBy, p.probed = p.woken.Load(), true
+	}
+	return p.Adapter.Send(ctx, id, cmd, at)
+}
+
+// TestLoopYieldsItsProcessor: a goroutine woken while the loop steps its
+// assets (a request handed a connection, say) runs within yieldEvery
+// assets, not when the loop's second ends: on one processor, which is the
+// run queue it waits in, it has run by the yieldEvery+1-th command.
+func TestLoopYieldsItsProcessor(t *testing.T) {
+	e := newEnv(t, testkit.OpenSQLite(t), nil)
+	for i := range yieldEvery + 8 {
+		e.addAsset(fmt.Sprintf("bess-y%03d", i), nil)
+	}
+	o := simulatedOptions(e.seed)
+	probe := &probeAdapter{Adapter: o.Adapters[assets.AdapterSimulator]}
+	o.Adapters = map[string]Adapter{assets.AdapterSimulator: probe}
+	o.Assets, o.Plan, o.Restrictions, o.Curtailments = e.assets, e.plan, e.b.Restrictions(), e.restr
+	o.Bids, o.Covers, o.Recorder, o.Latest = e.b.Bids(), e.b.CoverSteps(), e.rec, e.rec
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	e.run(l, t0)
+	if !probe.probed || !probe.ranBy {
+		t.Fatalf("after %d commands the woken goroutine had run: %v (probed %v)", yieldEvery, probe.ranBy, probe.probed)
+	}
 }
