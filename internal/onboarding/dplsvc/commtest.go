@@ -72,7 +72,7 @@ func (s *Service) Run(ctx context.Context, actor onboarding.Actor, id string) (T
 			return errs.Conflictf(CodeAssetNotAttached, "no adapter steers asset %s (its adapter %s is not configured)", a.ID, a.Adapter)
 		}
 		now, secNow := s.now(), s.d.Security.Now()
-		last, _, err := s.d.Store.Tests(ctx, ob.OrganizationID, ob.ID, 1, 0)
+		l, ran, err := s.d.Store.LatestTest(ctx, ob.OrganizationID, ob.ID)
 		if err != nil {
 			return err
 		}
@@ -80,8 +80,7 @@ func (s *Service) Run(ctx context.Context, actor onboarding.Actor, id string) (T
 		if err != nil {
 			return err
 		}
-		if len(last) == 1 && last[0].Status == TestRunning {
-			l := last[0]
+		if ran && l.Status == TestRunning {
 			// Without a mark this recent (or any, for a test started before
 			// the marks), the test is abandoned.
 			if slices.ContainsFunc(marks, func(m time.Time) bool { return secNow.Sub(m) <= 2*TestTimeout }) {
