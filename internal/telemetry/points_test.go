@@ -74,3 +74,40 @@ func TestClearNegativeZeros(t *testing.T) {
 		t.Fatalf("a negative value changed: %v", m.FCRLowerLimit)
 	}
 }
+
+// Each point reads the field its name is the JSON name of, as a pointer
+// exactly when it is a PV point.
+func TestPointOffsetsAreTheirFields(t *testing.T) {
+	typ := reflect.TypeFor[Measurements]()
+	byName := map[string]reflect.StructField{}
+	for i := range typ.NumField() {
+		name, _, _ := cutComma(typ.Field(i).Tag.Get("json"))
+		byName[name] = typ.Field(i)
+	}
+	for _, p := range points {
+		f, ok := byName[p.name]
+		switch {
+		case !ok:
+			t.Errorf("point %s names no field", p.name)
+		case f.Offset != p.off:
+			t.Errorf("point %s reads offset %d, field %s is at %d", p.name, p.off, f.Name, f.Offset)
+		case p.pv != (f.Type.Kind() == reflect.Pointer):
+			t.Errorf("point %s: pv %v, field of type %s", p.name, p.pv, f.Type)
+		}
+	}
+}
+
+// The control loop and the alarm engine convert every asset's snapshot
+// each second: the conversion allocates nothing but the PV values.
+func TestValuesDoNotAllocate(t *testing.T) {
+	m := Measurements{Timestamp: time.Now(), AssetStatus: 1, Frequency: 50}
+	buf := make([]float64, 0, len(points))
+	var back Measurements
+	allocs := testing.AllocsPerRun(100, func() {
+		buf = m.Values(buf[:0])
+		back = MeasurementsFromValues(m.Timestamp, buf)
+	})
+	if allocs != 0 || back.Frequency != 50 {
+		t.Fatalf("%v allocations per conversion (frequency %v)", allocs, back.Frequency)
+	}
+}
