@@ -81,6 +81,7 @@ import (
 	"atcp/internal/settlement"
 	"atcp/internal/settlement/settlementhttp"
 	"atcp/internal/store"
+	"atcp/internal/store/workload"
 	"atcp/internal/telemetry"
 	"atcp/internal/telemetry/assetstate"
 	"atcp/internal/telemetry/telemetryhttp"
@@ -390,8 +391,9 @@ func (a *App) Run(ctx context.Context) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
 	}
-	// Background work runs until the server has stopped serving.
-	workCtx, stopWork := context.WithCancel(context.Background())
+	// Background work runs until the server has stopped serving, on
+	// database connections of its own (workload).
+	workCtx, stopWork := context.WithCancel(workload.Background(context.Background()))
 	var workers sync.WaitGroup
 	workers.Go(func() { a.Assets.Watch(workCtx) })
 	workers.Go(func() { a.incidents.Run(workCtx) })

@@ -35,9 +35,9 @@ func TestTransactionsStayOnTheirConnection(t *testing.T) {
 		// stmt prepares on the read pool only outside a transaction;
 		// prepareWrites runs from Migrate, before any. RawSQL serves test
 		// harnesses.
-		{"sqlite", []string{"r", "w"}, []string{"Open", "Close", "Migrate", "read", "write", "tx", "stmt", "prepareWrites", "RawSQL"}},
+		{"sqlite", []string{"r", "w", "jobs"}, []string{"Open", "Close", "Migrate", "read", "write", "tx", "stmt", "prepareWrites", "RawSQL"}},
 		// listen takes a connection of its own for LISTEN.
-		{"postgres", []string{"pool"}, []string{"Open", "Close", "Ping", "Migrate", "conn", "tx", "listen", "RawSQL"}},
+		{"postgres", []string{"pool", "jobs"}, []string{"Open", "Close", "Ping", "Migrate", "conn", "poolFor", "tx", "listen", "RawSQL"}},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			entries, err := os.ReadDir(c.dir)

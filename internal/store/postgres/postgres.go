@@ -23,6 +23,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/clock"
 	"atcp/internal/store/sqlutil"
+	"atcp/internal/store/workload"
 )
 
 //go:embed migrations/*.sql
@@ -31,6 +32,9 @@ var migrations embed.FS
 // DB is the PostgreSQL store.
 type DB struct {
 	pool *pgxpool.Pool
+	// jobs is the pool of background work (workload.Background), so that
+	// a request never waits for a connection behind it.
+	jobs *pgxpool.Pool
 	// credentialWatchers hear at once of this instance's changes that can
 	// end access tokens; other instances hear of them by NOTIFY.
 	credentialWatchers sqlutil.Watchers
@@ -60,8 +64,24 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
-	return &DB{pool: pool}, nil
+	jobsCfg := cfg.Copy()
+	jobsCfg.MaxConns = jobConns(cfg.MaxConns)
+	jobsCfg.MinConns = min(jobsCfg.MinConns, jobsCfg.MaxConns)
+	jobs, err := pgxpool.NewWithConfig(ctx, jobsCfg)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &DB{pool: pool, jobs: jobs}, nil
 }
+
+// jobConns sizes the background pool beside a request pool of n
+// connections (pool_max_conns in the URL, by default the larger of 4 and
+// the number of CPUs): half as many, at least 2. The alarm engine's four
+// shards read every asset's latest state in the same second; on the
+// request pool they held its connections while requests queued
+// (docs/performance.md, issue 10).
+func jobConns(n int32) int32 { return max(2, n/2) }
 
 func poolConfig(url string) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(url)
@@ -78,8 +98,9 @@ func poolConfig(url string) (*pgxpool.Config, error) {
 // Name identifies the backend.
 func (db *DB) Name() string { return "postgres" }
 
-// Close closes the pool.
+// Close closes the pools.
 func (db *DB) Close() error {
+	db.jobs.Close()
 	db.pool.Close()
 	return nil
 }
@@ -125,13 +146,22 @@ func (db *DB) inTx(ctx context.Context) pgx.Tx {
 }
 
 // conn returns what a statement with ctx runs on: the transaction ctx runs
-// inside, otherwise the pool. A callback of a transaction (a deletion
+// inside, otherwise the pool of its work (poolFor). A callback of a transaction (a deletion
 // check reading bids through another area's store) so reads inside it
 // instead of taking a second connection while holding one, which can
 // exhaust the pool with every holder waiting for another.
 func (db *DB) conn(ctx context.Context) querier {
 	if tx := db.inTx(ctx); tx != nil {
 		return tx
+	}
+	return db.poolFor(ctx)
+}
+
+// poolFor is the pool of ctx's work: the background pool for background
+// work, the request pool for the rest.
+func (db *DB) poolFor(ctx context.Context) *pgxpool.Pool {
+	if workload.IsBackground(ctx) {
+		return db.jobs
 	}
 	return db.pool
 }
@@ -147,7 +177,7 @@ func (db *DB) tx(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) er
 	if db.inTx(ctx) != nil {
 		return errNestedTx
 	}
-	return pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+	return pgx.BeginTxFunc(ctx, db.poolFor(ctx), pgx.TxOptions{}, func(tx pgx.Tx) error {
 		return fn(context.WithValue(ctx, txKey{db}, tx), tx)
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"sync"
 	"sync/atomic"
+
+	"atcp/internal/store/workload"
 )
 
 // Parsing a statement costs modernc's SQLite more than running the short
@@ -12,9 +14,9 @@ import (
 // loop's rows every second, a day of bids' rows. Those are prepared once
 // per connection and kept (docs/performance.md).
 type statements struct {
-	// read holds statements of the read pool, each prepared on a
-	// connection the first time it runs there.
-	read sync.Map // query → *sql.Stmt
+	// read and jobs hold statements of the read pools, each prepared on
+	// a connection the first time it runs there.
+	read, jobs sync.Map // query → *sql.Stmt
 	// write holds the statements of hotWrites, prepared on the write
 	// connection by Migrate: preparing one inside a write transaction
 	// would wait for the connection the transaction holds.
@@ -65,19 +67,23 @@ func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, erro
 }
 
 // stmt returns q prepared for what a statement with ctx runs on (see
-// read): the write transaction ctx runs inside, or the read pool.
+// read): the write transaction ctx runs inside, or a read pool.
 func (db *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if tx := db.inTx(ctx); tx != nil {
 		return db.txStmt(ctx, tx, q)
 	}
-	if s, ok := db.stmts.read.Load(q); ok {
+	pool, kept := db.r, &db.stmts.read
+	if workload.IsBackground(ctx) {
+		pool, kept = db.jobs, &db.stmts.jobs
+	}
+	if s, ok := kept.Load(q); ok {
 		return s.(*sql.Stmt), nil
 	}
-	s, err := db.r.PrepareContext(ctx, q)
+	s, err := pool.PrepareContext(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	if prev, loaded := db.stmts.read.LoadOrStore(q, s); loaded {
+	if prev, loaded := kept.LoadOrStore(q, s); loaded {
 		s.Close()
 		return prev.(*sql.Stmt), nil
 	}
@@ -86,10 +92,12 @@ func (db *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 
 // closeStatements closes every kept statement.
 func (db *DB) closeStatements() {
-	db.stmts.read.Range(func(_, s any) bool {
-		s.(*sql.Stmt).Close()
-		return true
-	})
+	for _, kept := range []*sync.Map{&db.stmts.read, &db.stmts.jobs} {
+		kept.Range(func(_, s any) bool {
+			s.(*sql.Stmt).Close()
+			return true
+		})
+	}
 	if m := db.stmts.write.Swap(nil); m != nil {
 		for _, s := range *m {
 			s.Close()
