@@ -146,10 +146,11 @@ func (db *DB) inTx(ctx context.Context) pgx.Tx {
 }
 
 // conn returns what a statement with ctx runs on: the transaction ctx runs
-// inside, otherwise the pool of its work (poolFor). A callback of a transaction (a deletion
-// check reading bids through another area's store) so reads inside it
-// instead of taking a second connection while holding one, which can
-// exhaust the pool with every holder waiting for another.
+// inside, otherwise the pool of its work (poolFor). A callback of a
+// transaction (a deletion check reading bids through another area's
+// store) so reads inside it instead of taking a second connection while
+// holding one, which can exhaust the pool with every holder waiting for
+// another.
 func (db *DB) conn(ctx context.Context) querier {
 	if tx := db.inTx(ctx); tx != nil {
 		return tx
