@@ -754,8 +754,6 @@ func activeLimits(list []restrictions.Interval, t time.Time) map[string]*limits 
 	return out
 }
 
-// second processes second t: inputs, schedule, commands, physics,
-// measurements. events are the schedule events set at t.
 // yieldEvery is how many assets the loop steps between yields of its
 // processor. A request woken while the loop runs may wait in this
 // processor's run queue until the loop blocks or is preempted (10 ms): the
@@ -772,6 +770,8 @@ func yield(i int) {
 	}
 }
 
+// second processes second t: inputs, schedule, commands, physics,
+// measurements. events are the schedule events set at t.
 func (l *Loop) second(ctx context.Context, t time.Time, events []dispatch.Event) ([]dispatch.Outcome, error) {
 	began := time.Now() // real time, for the tick-duration metric only
 	if t.Sub(l.assetsAt) >= assetRefresh {

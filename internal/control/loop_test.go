@@ -796,13 +796,21 @@ func TestRecordFailureKeepsTheSecond(t *testing.T) {
 	})
 }
 
-// probeAdapter wakes a goroutine at the first Send of a second and, at the
-// yieldEvery-th, notes whether it has run meanwhile.
+// probeYields is how many of the loop's yields the woken goroutine may
+// take to run. A yield puts the loop's goroutine on the global run queue,
+// and one scheduling in 61 takes from that queue first (the runtime's
+// fairness rule), so the loop can win a yield back before the woken
+// goroutine runs: a probe after one yield failed about once in 60 runs.
+// After three, about once in 200,000.
+const probeYields = 3
+
+// probeAdapter wakes a goroutine at the first Send of a second and, after
+// probeYields yields, notes whether it has run meanwhile.
 type probeAdapter struct {
 	Adapter
 	sends  int
 	woken  atomic.Bool
-	ranBy  bool // the woken goroutine ran before the yieldEvery-th Send
+	ranBy  bool // the woken goroutine ran before the probing Send
 	probed bool
 }
 
@@ -811,19 +819,19 @@ func (p *probeAdapter) Send(ctx context.Context, id string, cmd telemetry.Comman
 	switch p.sends {
 	case 1:
 		go p.woken.Store(true)
-	case yieldEvery + 1:
+	case probeYields*yieldEvery + 1:
 		p.ranBy, p.probed = p.woken.Load(), true
 	}
 	return p.Adapter.Send(ctx, id, cmd, at)
 }
 
 // TestLoopYieldsItsProcessor: a goroutine woken while the loop steps its
-// assets (a request handed a connection, say) runs within yieldEvery
-// assets, not when the loop's second ends: on one processor, which is the
-// run queue it waits in, it has run by the yieldEvery+1-th command.
+// assets (a request handed a connection, say) runs within a few yields,
+// not when the loop's second ends: on one processor, which is the run
+// queue it waits in, it has run by the command after probeYields yields.
 func TestLoopYieldsItsProcessor(t *testing.T) {
 	e := newEnv(t, testkit.OpenSQLite(t), nil)
-	for i := range yieldEvery + 8 {
+	for i := range probeYields*yieldEvery + 8 {
 		e.addAsset(fmt.Sprintf("bess-y%03d", i), nil)
 	}
 	o := simulatedOptions(e.seed)
@@ -838,6 +846,6 @@ func TestLoopYieldsItsProcessor(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	e.run(l, t0)
 	if !probe.probed || !probe.ranBy {
-		t.Fatalf("after %d commands the woken goroutine had run: %v (probed %v)", yieldEvery, probe.ranBy, probe.probed)
+		t.Fatalf("after %d commands the woken goroutine had run: %v (probed %v)", probeYields*yieldEvery, probe.ranBy, probe.probed)
 	}
 }
