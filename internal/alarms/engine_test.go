@@ -293,6 +293,10 @@ func TestEngineJobs(t *testing.T) {
 		if j.Name != "alarms-"+string(rune('0'+i)) || j.Every != time.Second || j.LeaseTTL != 3*time.Second {
 			t.Fatalf("job %+v", j)
 		}
+		// Spread over the second, clear of its start (the control loop's).
+		if want := time.Duration(i+1) * time.Second / (alarms.DefaultShards + 1); j.Offset != want {
+			t.Fatalf("job %s at offset %s, want %s", j.Name, j.Offset, want)
+		}
 		if err := j.Run(context.Background(), w.clk.Now()); err != nil {
 			t.Fatal(err)
 		}

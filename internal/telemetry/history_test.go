@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"atcp/internal/errs"
 	"atcp/internal/store"
+	"atcp/internal/store/workload"
 	"atcp/internal/telemetry"
 	"atcp/internal/telemetry/chunk"
 	"atcp/internal/testkit"
@@ -479,5 +482,68 @@ func TestHistoryTailOverlap(t *testing.T) {
 	h = telemetry.NewHistoryReader(staleTail{base, []byte{0xff, 1, 2}})
 	if got, err := h.History(ctx, "bess", at(0), at(200), []string{"frequency"}, 0); err != nil || len(got["frequency"]) != 110 {
 		t.Fatalf("with a corrupt tail: %d points, %v", len(got["frequency"]), err)
+	}
+}
+
+// probeStore wakes a goroutine when it saves the latest states and notes,
+// when it writes chunks, whether that goroutine has run meanwhile. It
+// never blocks, so only a yield lets the woken goroutine run on one
+// processor.
+type probeStore struct {
+	telemetry.Store
+	woken                       atomic.Bool
+	ranBySave, ranByPut, probed bool
+	wake                        bool
+}
+
+func (s *probeStore) SaveLatest(ctx context.Context, snapshots []telemetry.Snapshot) error {
+	s.ranBySave = s.woken.Load()
+	if s.wake {
+		s.woken.Store(false)
+		go s.woken.Store(true)
+	}
+	return nil
+}
+
+func (s *probeStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk) error {
+	s.ranByPut, s.probed = s.woken.Load(), true
+	return nil
+}
+
+func (s *probeStore) Chunks(ctx context.Context, assetID string, from, to time.Time) ([]telemetry.Chunk, error) {
+	return nil, nil
+}
+
+// recordYieldProbes is how many yields a woken goroutine may take to run
+// (see workload's test: the runtime's fairness rule can hand a yield back).
+const recordYieldProbes = 3
+
+// TestRecorderYieldsItsProcessor: a goroutine woken while the recorder
+// takes a second of many assets as background work (a request handed a
+// connection, say) runs within a few yields, both while it appends the
+// rows and while it encodes the chunks due, not when the second ends.
+func TestRecorderYieldsItsProcessor(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	ctx := workload.Background(context.Background())
+	ps := &probeStore{}
+	// Every asset's flush slot comes every tick.
+	r := telemetry.NewRecorder(ps, telemetry.RecorderOptions{FlushEvery: time.Millisecond})
+	n := recordYieldProbes*workload.YieldEvery + 1
+	tick := func(s int) {
+		batch := make([]telemetry.Snapshot, 0, n)
+		for i := range n {
+			batch = append(batch, snap(fmt.Sprintf("asset-%03d", i), s, false))
+		}
+		if err := r.Record(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tick(0)
+	ps.wake = true
+	go ps.woken.Store(true)
+	tick(1)
+	if !ps.ranBySave || !ps.probed || !ps.ranByPut {
+		t.Fatalf("the woken goroutine had run by the latest states' save: %v, by the chunks' write: %v (probed %v)",
+			ps.ranBySave, ps.ranByPut, ps.probed)
 	}
 }

@@ -108,7 +108,7 @@ func (s afrrEventStore) List(ctx context.Context, v auth.Visibility, assetID str
 		assetID, w.Start, w.End, v.All, v.OrganizationID).Scan(&total); err != nil {
 		return nil, 0, sqlutil.Wrapped("count", err)
 	}
-	events, err := collectDispatch(scanAFRREvent)(s.db.conn(ctx).Query(ctx, `SELECT `+afrrEventColumns+afrrEventWindow+`
+	events, err := collectDispatch(ctx, scanAFRREvent)(s.db.conn(ctx).Query(ctx, `SELECT `+afrrEventColumns+afrrEventWindow+`
 		ORDER BY dispatch_slot, direction DESC LIMIT $6 OFFSET $7`, assetID, w.Start, w.End, v.All, v.OrganizationID, p.Limit, p.Offset))
 	if err != nil {
 		return nil, 0, sqlutil.Wrapped("select", err)
@@ -118,7 +118,7 @@ func (s afrrEventStore) List(ctx context.Context, v auth.Visibility, assetID str
 
 func (s afrrEventStore) Totals(ctx context.Context, v auth.Visibility, assetID string, w reporting.Window, per afrrreport.Bucket) (_ []afrrreport.SlotTotal, err error) {
 	defer sqlutil.Wrap(&err, "afrr dispatch events: totals")
-	return collectDispatch(func(row pgx.Row) (afrrreport.SlotTotal, error) {
+	return collectDispatch(ctx, func(row pgx.Row) (afrrreport.SlotTotal, error) {
 		var t afrrreport.SlotTotal
 		var dir string
 		err := row.Scan(&t.Slot, &dir, &t.Count, &t.Dispatched, &t.Filtered, &t.SetMW, &t.AcceptedMW)

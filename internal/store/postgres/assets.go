@@ -13,6 +13,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/errs"
 	"atcp/internal/store/sqlutil"
+	"atcp/internal/store/workload"
 )
 
 // Assets returns the asset registry store.
@@ -70,6 +71,7 @@ func (s assetStore) List(ctx context.Context, v auth.Visibility) (_ []assets.Ass
 	}
 	list := []assets.Asset{}
 	for rows.Next() {
+		workload.Yield(ctx, len(list))
 		a, err := scanAsset(rows)
 		if err != nil {
 			rows.Close()

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"atcp/internal/store/sqlutil"
+	"atcp/internal/store/workload"
 	"context"
 	"errors"
 	"time"
@@ -63,13 +64,19 @@ func scanOutcome(row pgx.Row) (dispatch.Outcome, error) {
 	return o, nil
 }
 
-// collectDispatch scans every row of a query with scan.
-func collectDispatch[T any](scan func(pgx.Row) (T, error)) func(pgx.Rows, error) ([]T, error) {
+// collectDispatch scans every row of a query with scan. Background work
+// yields its processor every few dozen rows (workload.Yield).
+func collectDispatch[T any](ctx context.Context, scan func(pgx.Row) (T, error)) func(pgx.Rows, error) ([]T, error) {
 	return func(rows pgx.Rows, err error) ([]T, error) {
 		if err != nil {
 			return nil, err
 		}
-		return pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+		i := 0
+		return pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) {
+			workload.Yield(ctx, i)
+			i++
+			return scan(r)
+		})
 	}
 }
 
@@ -91,7 +98,7 @@ func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate
 			return err
 		}
 		var err error
-		replaced, err = collectDispatch(scanImmediate)(tx.Query(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
+		replaced, err = collectDispatch(ctx, scanImmediate)(tx.Query(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
 			WHERE asset_id = $1 AND end_time > $2 ORDER BY start_time`, im.AssetID, im.Start))
 		if err != nil {
 			return err
@@ -149,7 +156,7 @@ func (s dispatchStore) Immediates(ctx context.Context, v auth.Visibility, assetI
 	if !w.To.IsZero() {
 		to = &w.To
 	}
-	return collectDispatch(scanImmediate)(s.db.conn(ctx).Query(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
+	return collectDispatch(ctx, scanImmediate)(s.db.conn(ctx).Query(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
 		WHERE ($1 OR organization_id = $2) AND asset_id = $3
 		AND ($4::timestamptz IS NULL OR end_time > $4) AND ($5::timestamptz IS NULL OR start_time < $5)
 		ORDER BY start_time`, v.All, v.OrganizationID, assetID, from, to))
@@ -157,7 +164,7 @@ func (s dispatchStore) Immediates(ctx context.Context, v auth.Visibility, assetI
 
 func (s dispatchStore) ActiveImmediate(ctx context.Context, at time.Time) (_ []dispatch.Immediate, err error) {
 	defer sqlutil.Wrap(&err, "dispatch: active immediate")
-	return collectDispatch(scanImmediate)(s.db.conn(ctx).Query(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
+	return collectDispatch(ctx, scanImmediate)(s.db.conn(ctx).Query(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
 		WHERE end_time > $1 AND start_time <= $1 ORDER BY asset_id`, at))
 }
 
@@ -183,20 +190,20 @@ func (s dispatchStore) ReplaceEvents(ctx context.Context, assetID string, from, 
 
 func (s dispatchStore) Events(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) (_ []dispatch.Event, err error) {
 	defer sqlutil.Wrap(&err, "dispatch: events")
-	return collectDispatch(scanEvent)(s.db.conn(ctx).Query(ctx, `SELECT `+eventColumns+` FROM dispatch_events
+	return collectDispatch(ctx, scanEvent)(s.db.conn(ctx).Query(ctx, `SELECT `+eventColumns+` FROM dispatch_events
 		WHERE ($1 OR organization_id = $2) AND asset_id = $3 AND set_time >= $4 AND set_time < $5 ORDER BY set_time`,
 		v.All, v.OrganizationID, assetID, from, to))
 }
 
 func (s dispatchStore) EventsBetween(ctx context.Context, from, to time.Time) (_ []dispatch.Event, err error) {
 	defer sqlutil.Wrap(&err, "dispatch: events between")
-	return collectDispatch(scanEvent)(s.db.conn(ctx).Query(ctx, `SELECT `+eventColumns+` FROM dispatch_events
+	return collectDispatch(ctx, scanEvent)(s.db.conn(ctx).Query(ctx, `SELECT `+eventColumns+` FROM dispatch_events
 		WHERE set_time > $1 AND set_time <= $2 ORDER BY set_time, asset_id`, from, to))
 }
 
 func (s dispatchStore) CurrentEvents(ctx context.Context, at time.Time) (_ []dispatch.Event, err error) {
 	defer sqlutil.Wrap(&err, "dispatch: current events")
-	return collectDispatch(scanEvent)(s.db.conn(ctx).Query(ctx, `SELECT DISTINCT ON (asset_id) `+eventColumns+` FROM dispatch_events
+	return collectDispatch(ctx, scanEvent)(s.db.conn(ctx).Query(ctx, `SELECT DISTINCT ON (asset_id) `+eventColumns+` FROM dispatch_events
 		WHERE set_time >= $1 AND set_time <= $2 ORDER BY asset_id, set_time DESC`, dispatch.BlockOf(at), at))
 }
 
@@ -222,7 +229,7 @@ func (s dispatchStore) RecordOutcomes(ctx context.Context, outcomes []dispatch.O
 
 func (s dispatchStore) Outcomes(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) (_ []dispatch.Outcome, err error) {
 	defer sqlutil.Wrap(&err, "dispatch: outcomes")
-	return collectDispatch(scanOutcome)(s.db.conn(ctx).Query(ctx, `SELECT `+outcomeColumns+` FROM dispatch_outcomes o
+	return collectDispatch(ctx, scanOutcome)(s.db.conn(ctx).Query(ctx, `SELECT `+outcomeColumns+` FROM dispatch_outcomes o
 		LEFT JOIN dispatch_events e ON e.asset_id = o.asset_id AND e.set_time = o.set_time
 		WHERE ($1 OR o.organization_id = $2) AND o.asset_id = $3 AND o.set_time >= $4 AND o.set_time < $5 ORDER BY o.set_time`,
 		v.All, v.OrganizationID, assetID, from, to))

@@ -42,13 +42,13 @@ func (s faultStore) InsertFault(ctx context.Context, f simulated.Fault) (err err
 
 func (s faultStore) ActiveFaults(ctx context.Context, at time.Time) (_ []simulated.Fault, err error) {
 	defer sqlutil.Wrap(&err, "simulator faults: active")
-	return collectDispatch(scanFault)(s.db.conn(ctx).Query(ctx, `SELECT `+faultColumns+` FROM simulator_faults
+	return collectDispatch(ctx, scanFault)(s.db.conn(ctx).Query(ctx, `SELECT `+faultColumns+` FROM simulator_faults
 		WHERE cleared_at IS NULL AND end_time > $1 AND start_time <= $1 ORDER BY asset_id, start_time, fault_id`, at))
 }
 
 func (s faultStore) AssetFaults(ctx context.Context, v auth.Visibility, assetID string, at time.Time) (_ []simulated.Fault, err error) {
 	defer sqlutil.Wrap(&err, "simulator faults: of an asset")
-	return collectDispatch(scanFault)(s.db.conn(ctx).Query(ctx, `SELECT `+faultColumns+` FROM simulator_faults
+	return collectDispatch(ctx, scanFault)(s.db.conn(ctx).Query(ctx, `SELECT `+faultColumns+` FROM simulator_faults
 		WHERE ($1 OR organization_id = $2) AND asset_id = $3 AND cleared_at IS NULL AND end_time > $4 AND start_time <= $4
 		ORDER BY start_time, fault_id`, v.All, v.OrganizationID, assetID, at))
 }

@@ -9,6 +9,7 @@ import (
 
 	"atcp/internal/errs"
 	"atcp/internal/store/sqlutil"
+	"atcp/internal/store/workload"
 	"atcp/internal/telemetry"
 )
 
@@ -67,6 +68,7 @@ func (s telemetryStore) LatestMany(ctx context.Context, assetIDs []string) (_ []
 	defer rows.Close()
 	out := make([]telemetry.Snapshot, 0, len(assetIDs))
 	for rows.Next() {
+		workload.Yield(ctx, len(out))
 		var id string
 		var ts time.Time
 		var payload []byte

@@ -123,7 +123,7 @@ func (s afrrEventStore) List(ctx context.Context, v auth.Visibility, assetID str
 	if err := s.db.read(ctx).QueryRowContext(ctx, `SELECT count(*)`+afrrEventWindow, args...).Scan(&total); err != nil {
 		return nil, 0, sqlutil.Wrapped("count", err)
 	}
-	events, err := collect(scanAFRREvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+afrrEventColumns+afrrEventWindow+`
+	events, err := collect(ctx, scanAFRREvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+afrrEventColumns+afrrEventWindow+`
 		ORDER BY dispatch_slot, direction DESC LIMIT ?6 OFFSET ?7`, append(args, p.Limit, p.Offset)...))
 	if err != nil {
 		return nil, 0, sqlutil.Wrapped("select", err)
@@ -133,7 +133,7 @@ func (s afrrEventStore) List(ctx context.Context, v auth.Visibility, assetID str
 
 func (s afrrEventStore) Totals(ctx context.Context, v auth.Visibility, assetID string, w reporting.Window, per afrrreport.Bucket) (_ []afrrreport.SlotTotal, err error) {
 	defer sqlutil.Wrap(&err, "afrr dispatch events: totals")
-	return collect(func(row restrictionRow) (afrrreport.SlotTotal, error) {
+	return collect(ctx, func(row restrictionRow) (afrrreport.SlotTotal, error) {
 		var t afrrreport.SlotTotal
 		var dir string
 		var slot int64

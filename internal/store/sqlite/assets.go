@@ -11,6 +11,7 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/errs"
 	"atcp/internal/store/sqlutil"
+	"atcp/internal/store/workload"
 )
 
 // Assets returns the asset registry store.
@@ -67,6 +68,7 @@ func (s *assetStore) List(ctx context.Context, v auth.Visibility) (_ []assets.As
 	defer rows.Close()
 	list := []assets.Asset{}
 	for rows.Next() {
+		workload.Yield(ctx, len(list))
 		a, err := scanAsset(rows)
 		if err != nil {
 			return nil, err

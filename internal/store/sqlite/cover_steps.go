@@ -42,7 +42,7 @@ func (s coverStore) OpenAt(ctx context.Context, t time.Time) (_ []portfolio.Step
 	// A step lies inside its quarter-hour: only the quarter-hour of t can
 	// hold steps in force at t, which keeps the read on the index.
 	qh := sqlutil.Micros(t.Truncate(15 * time.Minute))
-	return collect(scanCover)(s.db.read(ctx).QueryContext(ctx, `SELECT `+coverColumns+` FROM cover_steps
+	return collect(ctx, scanCover)(s.db.read(ctx).QueryContext(ctx, `SELECT `+coverColumns+` FROM cover_steps
 		WHERE quarter_hour = ?1 AND to_time > ?2 AND from_time <= ?2`+coverOrder, qh, at))
 }
 
@@ -74,13 +74,13 @@ func (s coverStore) Supersede(ctx context.Context, t time.Time, closing, opening
 
 func (s coverStore) StepsIn(ctx context.Context, quarterHour time.Time) (_ []portfolio.Step, err error) {
 	defer sqlutil.Wrap(&err, "cover steps: of a quarter-hour")
-	return collect(scanCover)(s.db.read(ctx).QueryContext(ctx, `SELECT `+coverColumns+` FROM cover_steps
+	return collect(ctx, scanCover)(s.db.read(ctx).QueryContext(ctx, `SELECT `+coverColumns+` FROM cover_steps
 		WHERE quarter_hour = ?`+coverOrder, sqlutil.Micros(quarterHour)))
 }
 
 func (s coverStore) List(ctx context.Context, v auth.Visibility, f portfolio.Filter) (_ []portfolio.Step, err error) {
 	defer sqlutil.Wrap(&err, "cover steps: list")
-	return collect(scanCover)(s.db.read(ctx).QueryContext(ctx, `SELECT `+coverColumns+` FROM cover_steps
+	return collect(ctx, scanCover)(s.db.read(ctx).QueryContext(ctx, `SELECT `+coverColumns+` FROM cover_steps
 		WHERE (?1 OR organization_id = ?2) AND organization_id = ?3 AND (?4 = '' OR pool_id = ?4)
 		AND (?8 = '' OR failing_asset_id = ?8 OR covering_asset_id = ?8)
 		AND to_time > ?5 AND from_time < ?6`+coverOrder+` LIMIT ?7`,

@@ -84,7 +84,7 @@ func (s dispatchStore) StartImmediate(ctx context.Context, im dispatch.Immediate
 			return err
 		}
 		var err error
-		replaced, err = collect(scanImmediate)(tx.QueryContext(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
+		replaced, err = collect(ctx, scanImmediate)(tx.QueryContext(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
 			WHERE asset_id = ? AND end_time > ? ORDER BY start_time`, im.AssetID, sqlutil.Micros(im.Start)))
 		if err != nil {
 			return err
@@ -142,7 +142,7 @@ func (s dispatchStore) Immediates(ctx context.Context, v auth.Visibility, assetI
 	if !w.To.IsZero() {
 		to = sqlutil.Micros(w.To)
 	}
-	return collect(scanImmediate)(s.db.read(ctx).QueryContext(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
+	return collect(ctx, scanImmediate)(s.db.read(ctx).QueryContext(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
 		WHERE (?1 OR organization_id = ?2) AND asset_id = ?3
 		AND (?4 IS NULL OR end_time > ?4) AND (?5 IS NULL OR start_time < ?5)
 		ORDER BY start_time`, v.All, v.OrganizationID, assetID, from, to))
@@ -150,7 +150,7 @@ func (s dispatchStore) Immediates(ctx context.Context, v auth.Visibility, assetI
 
 func (s dispatchStore) ActiveImmediate(ctx context.Context, at time.Time) (_ []dispatch.Immediate, err error) {
 	defer sqlutil.Wrap(&err, "dispatch: active immediate")
-	return collect(scanImmediate)(s.db.read(ctx).QueryContext(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
+	return collect(ctx, scanImmediate)(s.db.read(ctx).QueryContext(ctx, `SELECT `+immediateColumns+` FROM immediate_dispatches
 		WHERE end_time > ?1 AND start_time <= ?1 ORDER BY asset_id`, sqlutil.Micros(at)))
 }
 
@@ -181,21 +181,21 @@ func (s dispatchStore) ReplaceEvents(ctx context.Context, assetID string, from, 
 
 func (s dispatchStore) Events(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) (_ []dispatch.Event, err error) {
 	defer sqlutil.Wrap(&err, "dispatch: events")
-	return collect(scanEvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events
+	return collect(ctx, scanEvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events
 		WHERE (? OR organization_id = ?) AND asset_id = ? AND set_time >= ? AND set_time < ? ORDER BY set_time`,
 		v.All, v.OrganizationID, assetID, sqlutil.Micros(from), sqlutil.Micros(to)))
 }
 
 func (s dispatchStore) EventsBetween(ctx context.Context, from, to time.Time) (_ []dispatch.Event, err error) {
 	defer sqlutil.Wrap(&err, "dispatch: events between")
-	return collect(scanEvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events
+	return collect(ctx, scanEvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events
 		WHERE set_time > ? AND set_time <= ? ORDER BY set_time, asset_id`, sqlutil.Micros(from), sqlutil.Micros(to)))
 }
 
 func (s dispatchStore) CurrentEvents(ctx context.Context, at time.Time) (_ []dispatch.Event, err error) {
 	defer sqlutil.Wrap(&err, "dispatch: current events")
 	// Each candidate probes the primary key for a later event of its asset.
-	return collect(scanEvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events e
+	return collect(ctx, scanEvent)(s.db.read(ctx).QueryContext(ctx, `SELECT `+eventColumns+` FROM dispatch_events e
 		WHERE set_time >= ?1 AND set_time <= ?2 AND NOT EXISTS (SELECT 1 FROM dispatch_events n
 			WHERE n.asset_id = e.asset_id AND n.set_time > e.set_time AND n.set_time <= ?2)
 		ORDER BY asset_id`, sqlutil.Micros(dispatch.BlockOf(at)), sqlutil.Micros(at)))
@@ -231,7 +231,7 @@ func (s dispatchStore) RecordOutcomes(ctx context.Context, outcomes []dispatch.O
 
 func (s dispatchStore) Outcomes(ctx context.Context, v auth.Visibility, assetID string, from, to time.Time) (_ []dispatch.Outcome, err error) {
 	defer sqlutil.Wrap(&err, "dispatch: outcomes")
-	return collect(scanOutcome)(s.db.read(ctx).QueryContext(ctx, `SELECT `+outcomeColumns+` FROM dispatch_outcomes o
+	return collect(ctx, scanOutcome)(s.db.read(ctx).QueryContext(ctx, `SELECT `+outcomeColumns+` FROM dispatch_outcomes o
 		LEFT JOIN dispatch_events e ON e.asset_id = o.asset_id AND e.set_time = o.set_time
 		WHERE (? OR o.organization_id = ?) AND o.asset_id = ? AND o.set_time >= ? AND o.set_time < ? ORDER BY o.set_time`,
 		v.All, v.OrganizationID, assetID, sqlutil.Micros(from), sqlutil.Micros(to)))

@@ -11,6 +11,7 @@ import (
 	"atcp/internal/errs"
 	"atcp/internal/restrictions"
 	"atcp/internal/store/sqlutil"
+	"atcp/internal/store/workload"
 )
 
 // Restrictions returns the restrictions store.
@@ -50,8 +51,9 @@ func scanInterval(row restrictionRow) (restrictions.Interval, error) {
 }
 
 // collect returns a function that scans every row of a query with scan,
-// so that it takes a QueryContext call's two results directly.
-func collect[T any](scan func(restrictionRow) (T, error)) func(*sql.Rows, error) ([]T, error) {
+// so that it takes a QueryContext call's two results directly. Background
+// work yields its processor every few dozen rows (workload.Yield).
+func collect[T any](ctx context.Context, scan func(restrictionRow) (T, error)) func(*sql.Rows, error) ([]T, error) {
 	return func(rows *sql.Rows, err error) ([]T, error) {
 		if err != nil {
 			return nil, err
@@ -59,6 +61,7 @@ func collect[T any](scan func(restrictionRow) (T, error)) func(*sql.Rows, error)
 		defer rows.Close()
 		out := []T{}
 		for rows.Next() {
+			workload.Yield(ctx, len(out))
 			x, err := scan(rows)
 			if err != nil {
 				return nil, err
@@ -87,7 +90,7 @@ func (s restrictionStore) Intervals(ctx context.Context, v auth.Visibility, asse
 	if err != nil {
 		return nil, err
 	}
-	return collect(scanInterval)(stmt.QueryContext(ctx, v.All, v.OrganizationID, assetID, string(kind), from, to))
+	return collect(ctx, scanInterval)(stmt.QueryContext(ctx, v.All, v.OrganizationID, assetID, string(kind), from, to))
 }
 
 // intervalsSelect is the read of Intervals, prepared once per connection:
@@ -101,13 +104,13 @@ const intervalsSelect = `SELECT ` + intervalColumns + ` FROM restriction_interva
 
 func (s restrictionStore) ActiveAt(ctx context.Context, t time.Time) (_ []restrictions.Interval, err error) {
 	defer sqlutil.Wrap(&err, "restrictions: active at")
-	return collect(scanInterval)(s.db.read(ctx).QueryContext(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
+	return collect(ctx, scanInterval)(s.db.read(ctx).QueryContext(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
 		WHERE (end_time IS NULL OR end_time > ?1) AND start_time <= ?1
 		ORDER BY asset_id, kind`, sqlutil.Micros(t)))
 }
 
 func kindIntervals(ctx context.Context, q queryer, assetID string, kind restrictions.Kind) ([]restrictions.Interval, error) {
-	return collect(scanInterval)(q.QueryContext(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
+	return collect(ctx, scanInterval)(q.QueryContext(ctx, `SELECT `+intervalColumns+` FROM restriction_intervals
 		WHERE asset_id = ? AND kind = ? ORDER BY start_time`, assetID, string(kind)))
 }
 
@@ -181,7 +184,7 @@ func (s restrictionStore) CreateRequest(ctx context.Context, r restrictions.Requ
 
 func (s restrictionStore) Requests(ctx context.Context, v auth.Visibility, f restrictions.RequestFilter) (_ []restrictions.Request, err error) {
 	defer sqlutil.Wrap(&err, "restrictions: requests")
-	return collect(scanRequest)(s.db.read(ctx).QueryContext(ctx, `SELECT `+requestColumns+` FROM restriction_requests
+	return collect(ctx, scanRequest)(s.db.read(ctx).QueryContext(ctx, `SELECT `+requestColumns+` FROM restriction_requests
 		WHERE (?1 OR organization_id = ?2) AND (?3 = '' OR asset_id = ?3) AND (?4 = '' OR kind = ?4)
 		ORDER BY requested_at DESC, request_id`, v.All, v.OrganizationID, f.AssetID, string(f.Kind)))
 }
@@ -286,7 +289,7 @@ func (s restrictionStore) CloseCurtailment(ctx context.Context, assetID string, 
 func (s restrictionStore) Curtailments(ctx context.Context, v auth.Visibility, assetID string, w restrictions.Window) (_ []restrictions.Curtailment, err error) {
 	defer sqlutil.Wrap(&err, "restrictions: curtailments")
 	from, to := windowArgs(w)
-	return collect(scanCurtailment)(s.db.read(ctx).QueryContext(ctx, `SELECT `+curtailmentColumns+` FROM curtailments
+	return collect(ctx, scanCurtailment)(s.db.read(ctx).QueryContext(ctx, `SELECT `+curtailmentColumns+` FROM curtailments
 		WHERE (?1 OR organization_id = ?2) AND asset_id = ?3
 		AND (?4 IS NULL OR end_time IS NULL OR end_time > ?4)
 		AND (?5 IS NULL OR start_time < ?5)

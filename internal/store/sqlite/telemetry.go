@@ -9,6 +9,7 @@ import (
 
 	"atcp/internal/errs"
 	"atcp/internal/store/sqlutil"
+	"atcp/internal/store/workload"
 	"atcp/internal/telemetry"
 )
 
@@ -45,7 +46,7 @@ var (
 
 func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Snapshot) (err error) {
 	defer sqlutil.Wrap(&err, "telemetry: save latest")
-	return inSlices(snapshots, latestPerTx, func(part []telemetry.Snapshot) error {
+	return inSlices(ctx, snapshots, latestPerTx, func(part []telemetry.Snapshot) error {
 		return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			stmt, err := s.db.txStmt(ctx, tx, latestUpsert)
 			if err != nil {
@@ -63,14 +64,18 @@ func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Sn
 }
 
 // inSlices calls fn with consecutive slices of at most n items, stopping
-// at the first error.
-func inSlices[T any](items []T, n int, fn func([]T) error) error {
+// at the first error. Background work yields its processor between
+// slices, when it holds no transaction (workload.YieldNow).
+func inSlices[T any](ctx context.Context, items []T, n int, fn func([]T) error) error {
 	for len(items) > 0 {
 		part := items[:min(n, len(items))]
 		if err := fn(part); err != nil {
 			return err
 		}
 		items = items[len(part):]
+		if len(items) > 0 {
+			workload.YieldNow(ctx)
+		}
 	}
 	return nil
 }
@@ -114,6 +119,7 @@ func (s telemetryStore) LatestMany(ctx context.Context, assetIDs []string) (_ []
 	defer rows.Close()
 	out := make([]telemetry.Snapshot, 0, len(assetIDs))
 	for rows.Next() {
+		workload.Yield(ctx, len(out))
 		var id string
 		var ts int64
 		var payload []byte
@@ -136,7 +142,7 @@ func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk)
 			return err
 		}
 	}
-	return inSlices(chunks, chunksPerTx, func(part []telemetry.Chunk) error {
+	return inSlices(ctx, chunks, chunksPerTx, func(part []telemetry.Chunk) error {
 		return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			stmt, err := s.db.txStmt(ctx, tx, chunkUpsert)
 			if err != nil {

@@ -3,7 +3,9 @@
 // alarm engine, clearing, outbox delivery). The stores give background
 // work connections of its own, so that a request never queues for a
 // connection behind the alarm engine's read of every asset's latest state
-// (docs/performance.md, issue 10). It has no dependencies, so that every
+// (docs/performance.md, issue 10), and background work yields its
+// processor every few dozen items (Yield), so that a request does not wait
+// for a processor behind it either. It has no dependencies, so that every
 // area and both backends can use it.
 package workload
 
