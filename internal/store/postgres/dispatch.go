@@ -1,8 +1,6 @@
 package postgres
 
 import (
-	"atcp/internal/store/sqlutil"
-	"atcp/internal/store/workload"
 	"context"
 	"errors"
 	"time"
@@ -12,6 +10,8 @@ import (
 	"atcp/internal/auth"
 	"atcp/internal/dispatch"
 	"atcp/internal/errs"
+	"atcp/internal/store/sqlutil"
+	"atcp/internal/store/workload"
 	"atcp/internal/telemetry"
 )
 

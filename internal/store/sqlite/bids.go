@@ -236,7 +236,7 @@ func reuseRows(ctx context.Context, db *DB, tx *sql.Tx, assetID string, reuse []
 	}
 	perRow := len(recycleSet) + 1
 	args := make([]any, 0, recycleBatch*perRow+1)
-	return inSlices(ctx, reuse, recycleBatch, func(batch []reused) error {
+	return inSlices(reuse, recycleBatch, func(batch []reused) error {
 		args = args[:0]
 		for _, r := range batch {
 			args = append(recycledValues(args, r.bid), r.old)

@@ -46,7 +46,10 @@ var (
 
 func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Snapshot) (err error) {
 	defer sqlutil.Wrap(&err, "telemetry: save latest")
-	return inSlices(ctx, snapshots, latestPerTx, func(part []telemetry.Snapshot) error {
+	return inSlices(snapshots, latestPerTx, func(part []telemetry.Snapshot) error {
+		// Between transactions, never inside one: the write lock is held
+		// there.
+		workload.YieldNow(ctx)
 		return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			stmt, err := s.db.txStmt(ctx, tx, latestUpsert)
 			if err != nil {
@@ -64,18 +67,14 @@ func (s telemetryStore) SaveLatest(ctx context.Context, snapshots []telemetry.Sn
 }
 
 // inSlices calls fn with consecutive slices of at most n items, stopping
-// at the first error. Background work yields its processor between
-// slices, when it holds no transaction (workload.YieldNow).
-func inSlices[T any](ctx context.Context, items []T, n int, fn func([]T) error) error {
+// at the first error.
+func inSlices[T any](items []T, n int, fn func([]T) error) error {
 	for len(items) > 0 {
 		part := items[:min(n, len(items))]
 		if err := fn(part); err != nil {
 			return err
 		}
 		items = items[len(part):]
-		if len(items) > 0 {
-			workload.YieldNow(ctx)
-		}
 	}
 	return nil
 }
@@ -142,7 +141,10 @@ func (s telemetryStore) PutChunks(ctx context.Context, chunks []telemetry.Chunk)
 			return err
 		}
 	}
-	return inSlices(ctx, chunks, chunksPerTx, func(part []telemetry.Chunk) error {
+	return inSlices(chunks, chunksPerTx, func(part []telemetry.Chunk) error {
+		// Between transactions, never inside one: the write lock is held
+		// there.
+		workload.YieldNow(ctx)
 		return s.db.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			stmt, err := s.db.txStmt(ctx, tx, chunkUpsert)
 			if err != nil {

@@ -149,7 +149,7 @@ func TestLatestStatesCommitInSlices(t *testing.T) {
 
 func TestInSlices(t *testing.T) {
 	var got [][]int
-	err := inSlices(context.Background(), []int{1, 2, 3, 4, 5}, 2, func(p []int) error {
+	err := inSlices([]int{1, 2, 3, 4, 5}, 2, func(p []int) error {
 		got = append(got, p)
 		return nil
 	})
@@ -158,10 +158,10 @@ func TestInSlices(t *testing.T) {
 	}
 	calls := 0
 	stop := fmt.Errorf("stop")
-	if err := inSlices(context.Background(), []int{1, 2, 3}, 1, func([]int) error { calls++; return stop }); err != stop || calls != 1 {
+	if err := inSlices([]int{1, 2, 3}, 1, func([]int) error { calls++; return stop }); err != stop || calls != 1 {
 		t.Fatalf("after an error: %d calls, %v", calls, err)
 	}
-	if err := inSlices(context.Background(), nil, 3, func([]int) error { t.Fatal("called for nothing"); return nil }); err != nil {
+	if err := inSlices(nil, 3, func([]int) error { t.Fatal("called for nothing"); return nil }); err != nil {
 		t.Fatal(err)
 	}
 }
